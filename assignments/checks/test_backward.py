@@ -1,0 +1,191 @@
+"""Part 2: whole-graph backpropagation, gradient accumulation, zeroing, numerical gradients."""
+
+import math
+import random
+
+import pytest
+
+from minigrad.engine import Value, topological_order, zero_grad
+from minigrad.gradcheck import numerical_grad
+
+from feedback import expect_close, fail
+from trusted import central_difference, random_program, run_program, show_program
+
+pytestmark = pytest.mark.backward
+
+ORDER_HINT = "backward() must visit nodes in reverse topological order (output first)"
+
+
+def seeds_example():
+    """f = (a*b + c)**2 at a = 2, b = -3, c = 10: df/da = -24, df/db = 16, df/dc = 8."""
+    a, b, c = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c")
+    return (a * b + c) ** 2, (a, b, c)
+
+
+def test_seeds_worked_example():
+    f, leaves = seeds_example()
+    f.backward()
+    for leaf, want in zip(leaves, (-24.0, 16.0, 8.0)):
+        expect_close(
+            leaf.grad,
+            want,
+            what=f"f = (a*b + c)**2: df/d{leaf.label} after f.backward()",
+            inputs={"a": 2.0, "b": -3.0, "c": 10.0},
+            hint=ORDER_HINT,
+        )
+
+
+def test_node_used_twice_gets_both_contributions():
+    x, y = Value(2.0), Value(3.0)
+    (x * y + x).backward()
+    inputs = {"x": 2.0, "y": 3.0}
+    expect_close(
+        x.grad,
+        4.0,
+        what="z = x*y + x: dz/dx",
+        inputs=inputs,
+        hint="x reaches z along two paths; each adds its share, so dz/dx = y + 1",
+    )
+    expect_close(y.grad, 2.0, what="z = x*y + x: dz/dy", inputs=inputs, hint=ORDER_HINT)
+
+
+def test_seeds_neuron():
+    x1, x2, w1, w2 = Value(2.0), Value(0.0), Value(-3.0), Value(1.0)
+    b = Value(6.8813735870195432)
+    o = (x1 * w1 + x2 * w2 + b).tanh()
+    o.backward()
+    inputs = {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432}
+    for name, node, want in (("x1", x1, -1.5), ("w1", w1, 1.0), ("x2", x2, 0.5), ("w2", w2, 0.0), ("b", b, 0.5)):
+        expect_close(
+            node.grad,
+            want,
+            rtol=1e-6,
+            atol=1e-9,
+            what=f"o = tanh(x1*w1 + x2*w2 + b): do/d{name}",
+            inputs=inputs,
+            hint="do/dn = 1 - o**2 = 0.5 here; each weight then gets 0.5 times its input",
+        )
+
+
+def test_topological_order_lists_inputs_before_outputs():
+    a, b = Value(1.0), Value(2.0)
+    c = a * b
+    d = c + a
+    e = d.tanh()
+    order = topological_order(e)
+    if sorted(map(id, order)) != sorted(map(id, [a, b, c, d, e])):
+        fail(
+            "topological_order(e) for e = (a*b + a).tanh()",
+            {"a": 1.0, "b": 2.0},
+            "the 5 nodes a, b, c, d, e once each",
+            f"{len(order)} nodes",
+            "visit every node reachable through _prev exactly once",
+        )
+    position = {id(node): i for i, node in enumerate(order)}
+    for node in order:
+        for parent in node._prev:
+            if position[id(parent)] > position[id(node)]:
+                fail(
+                    "topological_order(e): an input listed after the node it feeds",
+                    {"a": 1.0, "b": 2.0},
+                    "every node after all of its inputs, e last",
+                    [n.data for n in order],
+                    "append a node only after all of its inputs have been appended",
+                )
+    if order[-1] is not e:
+        fail("topological_order(e): last node", {}, "e itself", order[-1], "the root comes last")
+
+
+def test_deep_chain_does_not_hit_the_recursion_limit():
+    depth = 20_000
+    x = Value(1.0)
+    y = x
+    for _ in range(depth):
+        y = y + 1
+    try:
+        y.backward()
+    except RecursionError:
+        fail(
+            f"backward() on a chain {depth} nodes deep",
+            {"depth": depth},
+            "x.grad = 1.0",
+            "RecursionError",
+            "Python stops at about 1,000 nested calls: build the order with a loop and an explicit stack",
+        )
+    expect_close(x.grad, 1.0, what=f"chain of {depth} additions: dy/dx", inputs={"depth": depth}, hint=ORDER_HINT)
+
+
+def test_calling_backward_twice_accumulates():
+    f, (a, b, c) = seeds_example()
+    f.backward()
+    f.backward()
+    expect_close(
+        a.grad,
+        -48.0,
+        what="f.backward() twice on (a*b + c)**2: a.grad",
+        inputs={"a": 2.0, "b": -3.0, "c": 10.0},
+        hint="leaf gradients add up across calls, as in PyTorch; reset the interior nodes' grad to 0 "
+        "before each pass, then set the root's grad to 1.0",
+    )
+
+
+def test_zero_grad_resets_every_given_value():
+    f, leaves = seeds_example()
+    f.backward()
+    zero_grad(leaves)
+    for leaf in leaves:
+        expect_close(
+            leaf.grad,
+            0.0,
+            what=f"zero_grad([a, b, c]): {leaf.label}.grad",
+            inputs={},
+            hint="set grad to 0.0 on every value you are given",
+        )
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_graph_with_reused_nodes_matches_central_differences(seed):
+    rng = random.Random(f"backward/{seed}")
+    program = random_program(rng, n_inputs=3, n_ops=8)
+    xs = [rng.uniform(-1.5, 1.5) for _ in range(3)]
+    leaves = [Value(x) for x in xs]
+    run_program(program, leaves).backward()
+    slopes = central_difference(lambda *v: run_program(program, [float(t) for t in v]), xs)
+    names = ["a", "b", "c"]
+    for name, leaf, slope in zip(names, leaves, slopes):
+        expect_close(
+            leaf.grad,
+            slope,
+            rtol=1e-4,
+            atol=1e-6,
+            what=f"{show_program(program, names)}: gradient of {name}",
+            inputs=dict(zip(names, xs)),
+            hint=ORDER_HINT + ", and add (+=) every path's share",
+        )
+
+
+def test_numerical_grad_uses_central_differences():
+    def f(a, b):
+        return a * b + a.exp()
+
+    xs = [0.7, -1.3]
+    got = numerical_grad(f, xs)
+    want = [-1.3 + math.exp(0.7), 0.7]
+    if not isinstance(got, list) or len(got) != 2:
+        fail(
+            "numerical_grad(f, [0.7, -1.3]) for f = a*b + a.exp()",
+            {"a": 0.7, "b": -1.3},
+            "a list of 2 floats",
+            got,
+            "return one slope per input, in input order",
+        )
+    for name, g, w in zip("ab", got, want):
+        expect_close(
+            g,
+            w,
+            rtol=1e-6,
+            atol=1e-8,
+            what=f"numerical_grad: slope in {name} of a*b + a.exp()",
+            inputs={"a": 0.7, "b": -1.3},
+            hint="use (f(x + h) - f(x - h)) / (2h), moving one input at a time",
+        )

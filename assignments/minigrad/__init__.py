@@ -1,0 +1,5 @@
+"""minigrad: a small scalar autograd engine, built one part at a time."""
+
+from .engine import Value
+
+__all__ = ["Value"]

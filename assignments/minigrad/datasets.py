@@ -1,0 +1,44 @@
+"""Small seeded datasets as plain lists, so they feed straight into `Value`s.
+
+Labels are +1 / -1, which suits `tanh` outputs and `hinge_loss`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+Dataset = tuple[list[list[float]], list[float]]
+
+
+def xor() -> Dataset:
+    """The four corners of the unit square; the label is +1 when exactly one input is 1."""
+    xs = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
+    ys = [-1.0, 1.0, 1.0, -1.0]
+    return xs, ys
+
+
+def four_samples() -> Dataset:
+    """The seeds' worked example: four 3-input samples for `MLP(3, [4, 4, 1])`."""
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    return xs, ys
+
+
+def two_moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> Dataset:
+    """Two interleaved half circles, `n` points in all, labels +1 (upper) and -1 (lower).
+
+    No straight line separates them, so only a network with a hidden layer gets them all.
+    """
+    rng = random.Random(seed)
+    xs, ys = [], []
+    for i in range(n):
+        upper = i % 2 == 0
+        t = math.pi * rng.random()
+        if upper:
+            x, y = math.cos(t), math.sin(t)
+        else:
+            x, y = 1 - math.cos(t), 0.5 - math.sin(t)
+        xs.append([x + rng.gauss(0, noise), y + rng.gauss(0, noise)])
+        ys.append(1.0 if upper else -1.0)
+    return xs, ys

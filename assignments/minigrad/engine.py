@@ -1,0 +1,147 @@
+"""The scalar autograd engine: a `Value` remembers how it was made, so it can pass gradients back.
+
+Part 1 (`value`) is every operator: compute the result, then attach a `_backward` closure that
+adds the operator's local derivative times `out.grad` to each input's `grad`.
+Part 2 (`backward`) is `topological_order`, `Value.backward` and `zero_grad`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from types import NotImplementedType
+
+Number = int | float
+
+
+def _as_value(x: object) -> Value | NotImplementedType:
+    """Wrap a plain number as a constant `Value`; anything else is not ours to combine.
+
+    Returning `NotImplemented` (rather than raising) lets Python try the other operand's
+    reflected method first and then raise the usual `TypeError`.
+    """
+    if isinstance(x, Value):
+        return x
+    if isinstance(x, (int, float)):
+        return Value(x)
+    return NotImplemented
+
+
+class Value:
+    """One scalar node of a computation graph, with the gradient of the final output."""
+
+    def __init__(self, data: Number, _children: tuple = (), _op: str = "", label: str = ""):
+        self.data = data
+        self.grad = 0.0
+        self._prev = set(_children)
+        self._op = _op
+        self.label = label
+        self._backward = lambda: None
+
+    def __repr__(self) -> str:
+        return f"Value(data={self.data}, grad={self.grad})"
+
+    # ---- part 1: operators -------------------------------------------------------------
+
+    def __add__(self, other: Value | Number) -> Value:
+        """self + other; both local derivatives are 1."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __mul__(self, other: Value | Number) -> Value:
+        """self * other; each input's local derivative is the other input."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __pow__(self, exponent: Number) -> Value:
+        """self ** exponent for a constant int or float exponent: d/dx x^n = n x^(n-1)."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __neg__(self) -> Value:
+        """-self, built from multiplication so it needs no derivative of its own."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __sub__(self, other: Value | Number) -> Value:
+        """self - other, built as self + (-other)."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __truediv__(self, other: Value | Number) -> Value:
+        """self / other: d/da (a/b) = 1/b and d/db (a/b) = -a/b^2."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __radd__(self, other: Number) -> Value:
+        """other + self, when the number is on the left (as in `sum(values)`)."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __rmul__(self, other: Number) -> Value:
+        """other * self, when the number is on the left."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __rsub__(self, other: Number) -> Value:
+        """other - self: order matters, so wrap the number and subtract."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def __rtruediv__(self, other: Number) -> Value:
+        """other / self: order matters, so wrap the number and divide."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def exp(self) -> Value:
+        """e^x is its own derivative."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def log(self) -> Value:
+        """Natural log, defined for data > 0: d/dx ln x = 1/x."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def tanh(self) -> Value:
+        """tanh(x), whose derivative 1 - tanh(x)^2 reuses the output."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def relu(self) -> Value:
+        """max(0, x); the derivative is 1 for x > 0 and 0 otherwise (0 at x = 0)."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def sigmoid(self) -> Value:
+        """1 / (1 + e^-x), whose derivative s(1 - s) reuses the output."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    # ---- part 2: backpropagation ------------------------------------------------------
+
+    def backward(self) -> None:
+        """Fill in d(self)/d(node) for every node of the graph that made self.
+
+        Leaf gradients accumulate across calls, as in PyTorch: call `zero_grad` between
+        steps. Interior nodes (those made by an operation) start each call from 0, so only
+        this call's gradient flows through them.
+        """
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+
+def topological_order(root: Value) -> list[Value]:
+    """Every node that `root` depends on, each listed after all of its inputs, `root` last.
+
+    Uses an explicit stack instead of recursion, so graphs deeper than Python's recursion
+    limit (about 1,000 frames) still work.
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def zero_grad(values: Iterable[Value]) -> None:
+    """Reset `grad` to 0.0 on every given value, so the next `backward()` starts clean."""
+    # YOUR CODE HERE
+    raise NotImplementedError()

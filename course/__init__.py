@@ -1,0 +1,1 @@
+"""Instructor tooling: turning `reference/` into the student release in `assignments/`."""

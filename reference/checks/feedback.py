@@ -1,0 +1,52 @@
+"""Failure messages that teach: what was checked, the inputs, expected, got, and a hint."""
+
+from __future__ import annotations
+
+import math
+
+
+class CheckFailure(AssertionError):
+    """A check that ran and disagreed; its message is shown to the student as is."""
+
+
+def describe(inputs: dict[str, object]) -> str:
+    return ", ".join(f"{name} = {value!r}" for name, value in inputs.items())
+
+
+def fail(what: str, inputs: dict[str, object], expected: object, got: object, hint: str) -> None:
+    shown_inputs = f"    inputs:   {describe(inputs)}\n" if inputs else ""
+    raise CheckFailure(f"{what}\n{shown_inputs}    expected: {expected!r}\n    got:      {got!r}\n    hint:     {hint}")
+
+
+def close(got: object, want: float, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
+    """|got - want| <= atol + rtol * |want|, and `got` must be a real finite number."""
+    if isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got):
+        return False
+    return abs(got - want) <= atol + rtol * abs(want)
+
+
+def expect_close(
+    got: object,
+    want: float,
+    *,
+    what: str,
+    inputs: dict[str, object],
+    hint: str,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+) -> None:
+    if not close(got, want, rtol, atol):
+        fail(what, inputs, want, got, hint)
+
+
+def expect_raises(error: type[Exception], action, *, what: str, inputs: dict[str, object], hint: str) -> None:
+    """`action()` must raise `error` (NotImplementedError passes through as "not attempted")."""
+    try:
+        result = action()
+    except error:
+        return
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any other exception is the wrong answer
+        fail(what, inputs, f"{error.__name__}", f"{type(exc).__name__}: {exc}", hint)
+    fail(what, inputs, f"{error.__name__}", f"no error, returned {result!r}", hint)

@@ -1,0 +1,90 @@
+"""Trusted helpers that never call the student's part 2 code, so part 1 stands alone."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+
+
+def local_backward(out, upstream: float) -> None:
+    """Run the `_backward` closures of the graph under `out`, output first, with our own order.
+
+    For a single operator this is one closure; for operators built from others (`a - b` is
+    `a + (-b)`) it is the few closures they made.
+    """
+    order, seen = [], set()
+
+    def visit(node) -> None:
+        if node not in seen:
+            seen.add(node)
+            for parent in node._prev:
+                visit(parent)
+            order.append(node)
+
+    visit(out)
+    out.grad = upstream
+    for node in reversed(order):
+        node._backward()
+
+
+def central_difference(f: Callable[..., float], xs: Sequence[float], h: float = 1e-6) -> list[float]:
+    """The slope of the float function `f` in each input, by central differences."""
+    slopes = []
+    for i in range(len(xs)):
+        up = [x + h if j == i else x for j, x in enumerate(xs)]
+        down = [x - h if j == i else x for j, x in enumerate(xs)]
+        slopes.append((f(*up) - f(*down)) / (2 * h))
+    return slopes
+
+
+# Operations for random expression graphs: name -> (float version, shown as).
+UNARY = {"tanh": math.tanh, "sigmoid": lambda x: 1 / (1 + math.exp(-x))}
+BINARY = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
+
+
+def random_program(rng: random.Random, n_inputs: int, n_ops: int) -> list[tuple[str, int, int]]:
+    """Steps (op, i, j) over a growing pool of nodes; picking from the pool reuses nodes."""
+    program = []
+    for step in range(n_ops):
+        size = n_inputs + step
+        op = rng.choice(sorted(BINARY) + sorted(UNARY))
+        program.append((op, rng.randrange(size), rng.randrange(size)))
+    return program
+
+
+def run_program(program, inputs: list) -> object:
+    """Evaluate on floats or on Values alike; the last node is the result."""
+    pool = list(inputs)
+    for op, i, j in program:
+        if op in BINARY:
+            pool.append(BINARY[op](pool[i], pool[j]))
+        elif isinstance(pool[i], float):
+            pool.append(UNARY[op](pool[i]))
+        else:
+            pool.append(getattr(pool[i], op)())
+    return pool[-1]
+
+
+def show_program(program, names: Sequence[str]) -> str:
+    """The program as one readable expression, e.g. `((a * b) + a).tanh()`."""
+    pool = list(names)
+    for op, i, j in program:
+        pool.append(f"({pool[i]} {op} {pool[j]})" if op in BINARY else f"{pool[i]}.{op}()")
+    return pool[-1]
+
+
+FLOAT_ACTIVATIONS = {"tanh": math.tanh, "relu": lambda x: max(0.0, x), "linear": lambda x: x}
+
+
+def mlp_on_floats(sizes: Sequence[int], weights: Sequence[float], x: Sequence[float], activation: str) -> list[float]:
+    """The MLP forward pass on plain floats, reading weights in the fixed parameter order:
+    layer by layer, neuron by neuron, the weights in input order, then the bias."""
+    flat = iter(weights)
+    for nin, nout in zip(sizes, sizes[1:]):
+        outputs = []
+        for _ in range(nout):
+            w = [next(flat) for _ in range(nin)]
+            outputs.append(FLOAT_ACTIVATIONS[activation](sum(wi * xi for wi, xi in zip(w, x)) + next(flat)))
+        x = outputs
+    return x

@@ -1,0 +1,104 @@
+"""The public checks themselves: the reference passes all, the untouched release passes none."""
+
+import json
+import subprocess
+import sys
+
+from course.release import ROOT
+
+CHECKS = ROOT / "assignments" / "checks"
+
+
+def run_checks(submission, tmp_path, *args):
+    report = tmp_path / "report.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(CHECKS),
+            "--submission",
+            str(submission),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--json-report",
+            f"--json-report-file={report}",
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(report.read_text())
+
+
+def outcomes_by_part(report):
+    parts = {}
+    for test in report["tests"]:
+        part = next(k for k in test["keywords"] if k in {"value", "backward", "mlp", "checkpoint"})
+        parts.setdefault(part, []).append(test["outcome"])
+    return parts
+
+
+def test_reference_passes_every_public_check(tmp_path):
+    parts = outcomes_by_part(run_checks(ROOT / "reference", tmp_path))
+    assert set(parts) == {"value", "backward", "mlp", "checkpoint"}
+    assert {part: set(outcomes) for part, outcomes in parts.items()} == {p: {"passed"} for p in parts}
+
+
+def test_untouched_release_passes_no_check(tmp_path):
+    report = run_checks(ROOT / "assignments", tmp_path)
+    assert report["summary"]["total"] > 80
+    assert report["summary"].get("passed", 0) == 0
+
+
+def test_not_attempted_is_reported_by_name_without_a_traceback(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", str(CHECKS), "-m", "value", "-q", "--tb=no", "-rN", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "not attempted yet: `Value.__add__` (minigrad/engine.py:" in out
+    assert "0 / 58" in out and "Begin with part 1" in out
+    assert "Traceback" not in out
+
+
+def test_a_classic_bug_is_explained_with_inputs_expected_got_and_hint(tmp_path):
+    package = tmp_path / "minigrad"
+    package.mkdir()
+    for source in (ROOT / "reference" / "minigrad").glob("*.py"):
+        (package / source.name).write_text(source.read_text())
+    engine = package / "engine.py"
+    correct = "self.grad += out.grad\n            other.grad += out.grad"
+    assert correct in engine.read_text()
+    engine.write_text(engine.read_text().replace(correct, correct.replace("+=", "="), 1))
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(CHECKS),
+            "--submission",
+            str(tmp_path),
+            "-m",
+            "value",
+            "-q",
+            "--tb=no",
+            "-rN",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "56 / 58" in out
+    assert (
+        "a + b: gradient of a when a.grad was already 1.0\n"
+        "        inputs:   a = 2.0, b = -3.0, out.grad = 2.5\n"
+        "        expected: 3.5\n"
+        "        got:      2.5\n"
+        "        hint:     use += in _backward: a node can get gradient from several places"
+    ) in out
