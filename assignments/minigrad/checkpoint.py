@@ -20,7 +20,7 @@ QUESTIONS = {
     "Q9_FORGOT_ZERO_GRAD": "ABCD",
 }
 
-# Q1. f = (a*b + c)**2 with a = 2, b = -3, c = 10. What is df/da?
+# Q1. f = (a*b + c)**2 with a = 3, b = -2, c = 4. What is df/da?
 # YOUR CODE HERE
 raise NotImplementedError()
 
@@ -28,7 +28,7 @@ raise NotImplementedError()
 # YOUR CODE HERE
 raise NotImplementedError()
 
-# Q3. z = x*y + x with x = 2, y = 3. What is dz/dx? (x reaches z along two paths.)
+# Q3. z = x*y + x with x = -1, y = 4. What is dz/dx? (x reaches z along two paths.)
 # YOUR CODE HERE
 raise NotImplementedError()
 
@@ -36,7 +36,7 @@ raise NotImplementedError()
 # YOUR CODE HERE
 raise NotImplementedError()
 
-# Q5. o = n.tanh() with n = 0.8813735870195432, so o is about 0.7071. What is do/dn?
+# Q5. o = n.tanh() with n = 0.6931471805599453 (that is ln 2), so o = 0.6. What is do/dn?
 # YOUR CODE HERE
 raise NotImplementedError()
 

@@ -20,29 +20,29 @@ QUESTIONS = {
     "Q9_FORGOT_ZERO_GRAD": "ABCD",
 }
 
-# Q1. f = (a*b + c)**2 with a = 2, b = -3, c = 10. What is df/da?
+# Q1. f = (a*b + c)**2 with a = 3, b = -2, c = 4. What is df/da?
 ### BEGIN SOLUTION
-Q1_DF_DA = -24
+Q1_DF_DA = 8
 ### END SOLUTION
 
 # Q2. Same f and inputs. What is df/db?
 ### BEGIN SOLUTION
-Q2_DF_DB = 16
+Q2_DF_DB = -12
 ### END SOLUTION
 
-# Q3. z = x*y + x with x = 2, y = 3. What is dz/dx? (x reaches z along two paths.)
+# Q3. z = x*y + x with x = -1, y = 4. What is dz/dx? (x reaches z along two paths.)
 ### BEGIN SOLUTION
-Q3_DZ_DX = 4
+Q3_DZ_DX = 5
 ### END SOLUTION
 
 # Q4. Build Q1's f, then call f.backward() twice without zeroing anything. What is a.grad?
 ### BEGIN SOLUTION
-Q4_GRAD_AFTER_TWO_BACKWARDS = -48
+Q4_GRAD_AFTER_TWO_BACKWARDS = 16
 ### END SOLUTION
 
-# Q5. o = n.tanh() with n = 0.8813735870195432, so o is about 0.7071. What is do/dn?
+# Q5. o = n.tanh() with n = 0.6931471805599453 (that is ln 2), so o = 0.6. What is do/dn?
 ### BEGIN SOLUTION
-Q5_DO_DN = 0.5
+Q5_DO_DN = 0.64
 ### END SOLUTION
 
 # Q6. s = x.sigmoid() at x = 0. What is ds/dx?

@@ -1,0 +1,1 @@
+"""The hidden grader: trusted parent, sandboxed child, scores in Gradescope's format."""

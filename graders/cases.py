@@ -1,0 +1,75 @@
+"""Grading cases: programs (plain data) plus what a student is told when one fails.
+
+A `Case` is one graded test: one or more `Program`s, smallest first. The parent runs each
+program on the reference and on the submission and compares every read; the first failing
+program is the one shown, as a readable expression with its inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Program:
+    steps: list = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # one per read, e.g. "gradient of a"
+    inputs: dict[str, object] = field(default_factory=dict)
+    shown: str = ""  # e.g. "((a * b) + a).tanh()"
+    count: int = 0
+
+    def slot(self, prefix: str = "n") -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def add(self, *step) -> None:
+        self.steps.append(list(step))
+
+    def value(self, x: float, name: str | None = None) -> str:
+        name = name or self.slot("v")
+        self.add("value", name, x)
+        self.inputs.setdefault(name, x)
+        return name
+
+    def apply(self, op: str, *args) -> str:
+        out = self.slot()
+        self.add("apply", out, op, *args)
+        return out
+
+    def read(self, kind: str, ref: str, label: str) -> None:
+        self.add("read", kind, ref)
+        self.labels.append(label)
+
+
+Check = Callable[[list, list], str | None]  # (got, want) -> None if fine, else what went wrong
+
+
+@dataclass
+class Case:
+    id: str
+    part: str
+    what: str  # the operation checked, in words
+    hint: str
+    programs: list[Program]
+    points: float = 1.0
+    secret: bool = False  # never show inputs or expected values
+    rtol: float = 1e-6
+    atol: float = 1e-9
+    check: Check | None = None  # replaces the comparison with the reference, where orders may differ
+
+
+MAKER = "_minigrad_case_maker"
+
+
+def cases(make: Callable[..., list[Case]]):
+    """Mark a test with the function that builds its cases from a seeded `random.Random`.
+
+    The number of cases never depends on the seed, so a part's total points are fixed.
+    """
+
+    def mark(test):
+        setattr(test, MAKER, make)
+        return test
+
+    return mark

@@ -1,0 +1,66 @@
+"""Compare a submission's outcome with the reference's and explain any difference in words."""
+
+from __future__ import annotations
+
+from .cases import Case, Program
+from .harness import Outcome, close
+
+
+class GradeFailure(AssertionError):
+    """A graded test the submission failed; the message is what the student reads."""
+
+
+class GraderError(RuntimeError):
+    """The reference itself failed a program: a bug in the suite, never the student's fault."""
+
+
+def _inputs(case: Case, program: Program) -> str:
+    if case.secret:
+        return "(hidden)"
+    return ", ".join(f"{k} = {v!r}" for k, v in program.inputs.items()) or "(none)"
+
+
+def _where(error: dict) -> str:
+    return f" in {error['where']}" if error.get("where") else ""
+
+
+def explain_error(case: Case, program: Program, error: dict) -> str:
+    if error["type"] == "NotImplementedError" and error.get("where"):
+        return f"{case.what}: not attempted yet: `{error['where'].split(' (')[0]}`"
+    if error["type"] in ("ChildFailure", "Skipped"):
+        return f"{case.what}: {error['message']}\n    while running: {program.shown}"
+    return (
+        f"{case.what}: your code raised {error['type']}: {error['message']}{_where(error)}\n"
+        f"    while running: {program.shown}\n"
+        f"    inputs:   {_inputs(case, program)}\n"
+        f"    hint:     {case.hint}"
+    )
+
+
+def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> None:
+    """Raise `GradeFailure` for the first (smallest) program whose reads differ."""
+    for program, want, got in zip(case.programs, reference, submission):
+        if want.error is not None:
+            raise GraderError(f"the reference failed {case.id}: {want.error}")
+        if got.error is not None:
+            raise GradeFailure(explain_error(case, program, got.error))
+        if case.check is not None:
+            problem = case.check(got.out, want.out)
+            if problem:
+                raise GradeFailure(
+                    f"{case.what}: {problem}\n    while running: {program.shown}\n    hint:     {case.hint}"
+                )
+            continue
+        if len(got.out) != len(want.out):
+            raise GradeFailure(f"{case.what}: the program returned {len(got.out)} results, expected {len(want.out)}")
+        for label, g, w in zip(program.labels, got.out, want.out):
+            if not close(g, w, case.rtol, case.atol):
+                expected = "(hidden)" if case.secret else repr(w)
+                raise GradeFailure(
+                    f"{case.what}: {label}\n"
+                    f"    while running: {program.shown}\n"
+                    f"    inputs:   {_inputs(case, program)}\n"
+                    f"    expected: {expected}\n"
+                    f"    got:      {g!r}\n"
+                    f"    hint:     {case.hint}"
+                )

@@ -1,0 +1,82 @@
+"""The hidden suites' pytest plugin: seeded cases, one batch run, per-test points.
+
+Each test function is parametrized by `@cases(make)`, where `make(rng)` returns the test's
+`Case`s (a fixed number, so totals never depend on the seed). Before the first test runs,
+every collected case is run on the reference (here) and on the submission (in the child).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from graders import harness
+from graders.cases import MAKER
+from graders.judge import GraderError, judge
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("minigrad grading")
+    group.addoption("--submission", help="folder holding minigrad/")
+    group.addoption("--seed", type=int, default=0)
+    group.addoption("--isolation-level", default="local")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    make = getattr(metafunc.function, MAKER, None)
+    if make is not None:
+        rng = random.Random(f"{metafunc.config.getoption('--seed')}/{metafunc.function.__name__}")
+        built = make(rng)
+        metafunc.parametrize("case", built, ids=[c.id for c in built])
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    config.stash[ALL_CASES] = [item.callspec.params["case"] for item in items if hasattr(item, "callspec")]
+
+
+ALL_CASES = pytest.StashKey[list]()
+OUTCOMES = pytest.StashKey[dict]()
+
+
+def _run_everything(config: pytest.Config) -> dict:
+    all_cases = config.stash[ALL_CASES]
+    programs = [p.steps for c in all_cases for p in c.programs]
+    parts = [c.part for c in all_cases for _ in c.programs]
+    reference = harness.run_reference(programs)
+    workdir = harness.prepare_workdir(harness.find_package(Path(config.getoption("--submission"))))
+    submission = harness.run_child(workdir, programs, parts, config.getoption("--isolation-level"))
+    outcomes, position = {}, 0
+    for c in all_cases:
+        n = len(c.programs)
+        outcomes[id(c)] = (reference[position : position + n], submission[position : position + n])
+        position += n
+    return outcomes
+
+
+@pytest.fixture
+def grade(request: pytest.FixtureRequest):
+    config = request.config
+    if OUTCOMES not in config.stash:
+        config.stash[OUTCOMES] = _run_everything(config)
+
+    def check(case) -> None:
+        judge(case, *config.stash[OUTCOMES][id(case)])
+
+    return check
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    case = getattr(item, "callspec", None) and item.callspec.params.get("case")
+    if case is not None:
+        report.user_properties += [("part", case.part), ("points", case.points), ("what", case.what)]
+        visibility = item.get_closest_marker("visibility")
+        report.user_properties.append(("visibility", visibility.args[0] if visibility else "after_due_date"))
+        if report.failed and call.excinfo is not None and call.when == "call":
+            report.longrepr = str(call.excinfo.value)
+            if call.excinfo.errisinstance(GraderError):
+                report.user_properties.append(("grader_error", True))
+    return report

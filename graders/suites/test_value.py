@@ -1,0 +1,187 @@
+"""Hidden suite, part 1: every operator's forward value and local derivative, one node at a time."""
+
+from graders.cases import Case, Program, cases
+
+BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+REVERSED = {"+": "__radd__", "-": "__rsub__", "*": "__rmul__", "/": "__rtruediv__"}
+UNARY = ["exp", "log", "tanh", "relu", "sigmoid", "neg"]
+POWERS = [3, 2.5, -1.5, 0]
+HINTS = {
+    "+": "both local derivatives of + are 1, times out.grad",
+    "-": "a - b sends out.grad to a and -out.grad to b",
+    "*": "d(a*b)/da = b and d(a*b)/db = a, times out.grad",
+    "/": "d(a/b)/da = 1/b and d(a/b)/db = -a/b**2, times out.grad",
+    "**": "d(x**n)/dx = n * x**(n-1), times out.grad",
+    "exp": "e**x is its own derivative: out.data * out.grad",
+    "log": "d(ln x)/dx = 1/x, times out.grad",
+    "tanh": "d(tanh x)/dx = 1 - tanh(x)**2, times out.grad",
+    "relu": "relu passes out.grad through where x > 0 and nothing elsewhere (0 at x = 0)",
+    "sigmoid": "d(sigmoid x)/dx = s * (1 - s), times out.grad",
+    "neg": "-a is a * -1",
+}
+
+
+def upstream(rng) -> float:
+    return round(rng.uniform(0.5, 3.0), 3)
+
+
+def binary_program(rng, op: str, left_number: bool, preset: float = 0.0) -> Program:
+    p = Program()
+    x, y = round(rng.uniform(-3, 3), 4), rng.choice([-1, 1]) * round(rng.uniform(0.5, 3), 4)
+    b = p.value(y, "b")
+    if left_number:
+        out = p.apply(op, x, b)
+        p.inputs = {"x": x, "b": y}
+        p.shown = f"x {op} b  (x a plain number, so Value.{REVERSED[op]} runs)"
+    else:
+        a = p.value(x, "a")
+        out = p.apply(op, a, b)
+        p.shown = f"a {op} b"
+    g = upstream(rng)
+    p.inputs["out.grad"] = g
+    if preset:
+        for name in ("a", "b") if not left_number else ("b",):
+            p.add("set_grad", name, preset)
+        p.inputs["grad before"] = preset
+    p.add("set_grad", out, g)
+    p.add("local_backward", out)
+    p.read("data", out, "forward value")
+    if not left_number:
+        p.read("grad", "a", "gradient of a")
+    p.read("grad", "b", "gradient of b")
+    return p
+
+
+def binary_cases(rng) -> list[Case]:
+    return [
+        Case(f"{BINARY[op]}-{side}", "value", f"{'number' if left else 'Value'} {op} Value", HINTS[op],
+             [binary_program(rng, op, left) for _ in range(3)], points=1.0)
+        for op in BINARY for left, side in ((False, "values"), (True, "number-left"))
+    ]  # fmt: skip
+
+
+def unary_program(rng, op: str) -> Program:
+    p = Program()
+    x = round(rng.uniform(0.2, 2.5), 4) if op == "log" else round(rng.uniform(-2.5, 2.5), 4)
+    a = p.value(x, "a")
+    out = p.apply(op, a)
+    p.shown = "-a" if op == "neg" else f"a.{op}()"
+    g = upstream(rng)
+    p.inputs["out.grad"] = g
+    p.add("set_grad", out, g)
+    p.add("local_backward", out)
+    p.read("data", out, "forward value")
+    p.read("grad", "a", "gradient of a")
+    return p
+
+
+def unary_cases(rng) -> list[Case]:
+    return [Case(op, "value", p_what(op), HINTS[op], [unary_program(rng, op) for _ in range(3)]) for op in UNARY]
+
+
+def p_what(op: str) -> str:
+    return "-Value" if op == "neg" else f"Value.{op}()"
+
+
+def power_program(rng, n: float) -> Program:
+    p = Program()
+    x = round(rng.uniform(0.3, 2.5), 4)
+    out = p.apply("**", p.value(x, "a"), n)
+    p.shown = f"a ** {n}"
+    g = upstream(rng)
+    p.inputs["out.grad"] = g
+    p.add("set_grad", out, g)
+    p.add("local_backward", out)
+    p.read("data", out, "forward value")
+    p.read("grad", "a", "gradient of a")
+    return p
+
+
+def power_cases(rng) -> list[Case]:
+    return [Case(f"pow-{n}", "value", f"Value ** {n}", HINTS["**"], [power_program(rng, n) for _ in range(2)])
+            for n in POWERS]  # fmt: skip
+
+
+def accumulation_cases(rng) -> list[Case]:
+    hint = "use += in _backward: a node can get gradient from several places"
+    made = [
+        Case(f"accumulates-{BINARY[op]}", "value", f"a {op} b when a.grad and b.grad are already 1.5", hint,
+             [binary_program(rng, op, False, preset=1.5)])
+        for op in BINARY
+    ]  # fmt: skip
+    for op in ("+", "*"):
+        p = Program()
+        a = p.value(round(rng.uniform(0.5, 2), 4), "a")
+        out = p.apply(op, a, a)
+        p.shown = f"a {op} a"
+        p.add("set_grad", out, 2.0)
+        p.inputs["out.grad"] = 2.0
+        p.add("local_backward", out)
+        p.read("grad", "a", "gradient of a")
+        made.append(Case(f"same-node-{BINARY[op]}", "value", f"a {op} a", hint, [p]))
+    return made
+
+
+ERRORS = [
+    ("Value + str", "TypeError", "+", {"literal": "2"}, "return NotImplemented for operands that are not numbers"),
+    ("Value * list", "TypeError", "*", {"literal": [1]}, "return NotImplemented for operands that are not numbers"),
+    ("Value ** Value", "TypeError", "**", "b", "** takes an int or float exponent only"),
+    ("log of 0", "ValueError", "log", None, "log is defined for data > 0 only: raise ValueError"),
+    ("(-8) ** 0.5", "ValueError", "**", 0.5, "a negative base has no real fractional power: raise ValueError"),
+    ("1 / 0", "ZeroDivisionError", "/", 0, "dividing by zero raises ZeroDivisionError"),
+    ("0 ** -2", "ZeroDivisionError", "**", -2, "zero to a negative power is a division by zero"),
+]
+
+
+def error_cases(rng) -> list[Case]:
+    made = []
+    for name, error, op, other, hint in ERRORS:
+        p = Program()
+        base = {"log of 0": 0.0, "(-8) ** 0.5": -8.0, "0 ** -2": 0.0}.get(name, 1.0)
+        a = p.value(base, "a")
+        p.value(3.0, "b")
+        p.add("error", op, a, *([] if other is None else [other]))
+        p.labels.append(f"the error raised (expected {error})")
+        p.shown = name
+        made.append(Case(f"error-{name}", "value", f"{name} must raise {error}", hint, [p], points=0.5))
+    return made
+
+
+def relu_at_zero(rng) -> list[Case]:
+    p = Program()
+    out = p.apply("relu", p.value(0.0, "a"))
+    p.shown = "a.relu() at a = 0"
+    p.add("set_grad", out, 2.0)
+    p.add("local_backward", out)
+    p.read("grad", "a", "gradient of a")
+    return [Case("relu-at-zero", "value", "Value.relu() at 0", HINTS["relu"], [p], points=0.5)]
+
+
+@cases(binary_cases)
+def test_binary_operator(case, grade):
+    grade(case)
+
+
+@cases(unary_cases)
+def test_unary_operator(case, grade):
+    grade(case)
+
+
+@cases(power_cases)
+def test_power(case, grade):
+    grade(case)
+
+
+@cases(accumulation_cases)
+def test_gradients_accumulate(case, grade):
+    grade(case)
+
+
+@cases(error_cases)
+def test_bad_input_raises(case, grade):
+    grade(case)
+
+
+@cases(relu_at_zero)
+def test_relu_derivative_at_zero(case, grade):
+    grade(case)
