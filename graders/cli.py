@@ -69,7 +69,7 @@ def run_suites(submission: Path, parts: list[str], seed: int, level: str, out: P
         *(str(SUITES / f"test_{part}.py") for part in parts),
         f"--submission={submission}", f"--seed={seed}", f"--isolation-level={level}",
         "-c", str(SUITES / "pytest.ini"),
-        "-q", "--no-header", "-p", "no:cacheprovider", "--tb=no", "-rN",
+        "-q", "--no-header", "-p", "no:cacheprovider", "--tb=no", "-rN", "--assert=plain",
         "--json-report", f"--json-report-file={out / 'report.json'}", "--json-report-omit=collectors",
     ]  # fmt: skip
     with guard.grader_files_hidden(level):

@@ -7,6 +7,7 @@ table of checks passed per part.
 
 from __future__ import annotations
 
+import gc
 import sys
 import traceback
 from pathlib import Path
@@ -31,6 +32,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Value graphs are full of reference cycles; collecting them less often makes training
+    # about three times faster without changing any result.
+    gc.set_threshold(100_000, 50, 100)
     for part, about in PARTS.items():
         config.addinivalue_line("markers", f"{part}: {about}")
     folder = Path(config.getoption("--submission")).resolve()

@@ -111,6 +111,11 @@ def step(slots, out, folder, name, *args):
         slots[args[0]] = module("engine").Value(args[1])
     elif name == "apply":
         slots[args[0]] = apply(args[1], resolve(slots, list(args[2:])))
+    elif name == "chain":  # out = ((x op c) op c) ... n times: deep graphs without huge programs
+        node = slots[args[1]]
+        for _ in range(args[4]):
+            node = apply(args[2], [node, args[3]])
+        slots[args[0]] = node
     elif name == "error":
         try:
             apply(args[0], resolve(slots, list(args[1:])))

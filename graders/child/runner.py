@@ -6,6 +6,7 @@ Input (stdin): {"programs": [...]} . Output (stdout): one line per program,
 {"i": index, "out": [...], "error": null | {"type", "message", "where"}}.
 """
 
+import gc
 import json
 import os
 import sys
@@ -13,6 +14,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "submission"), HERE]
 sys.setrecursionlimit(10_000)
+gc.set_threshold(100_000, 50, 100)  # as the parent's reference run: Value graphs are full of cycles
 
 from interpreter import run_program  # noqa: E402
 

@@ -8,6 +8,8 @@ every collected case is run on the reference (here) and on the submission (in th
 from __future__ import annotations
 
 import random
+import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -44,9 +46,13 @@ def _run_everything(config: pytest.Config) -> dict:
     all_cases = config.stash[ALL_CASES]
     programs = [p.steps for c in all_cases for p in c.programs]
     parts = [c.part for c in all_cases for _ in c.programs]
-    reference = harness.run_reference(programs)
     workdir = harness.prepare_workdir(harness.find_package(Path(config.getoption("--submission"))))
-    submission = harness.run_child(workdir, programs, parts, config.getoption("--isolation-level"))
+    level = config.getoption("--isolation-level")
+    with ThreadPoolExecutor(max_workers=1) as pool:  # the child runs while the reference runs here
+        child = pool.submit(harness.run_child, workdir, programs, parts, level)
+        reference = harness.run_reference(programs)
+        submission = child.result()
+    shutil.rmtree(workdir, ignore_errors=True)
     outcomes, position = {}, 0
     for c in all_cases:
         n = len(c.programs)

@@ -1,0 +1,67 @@
+"""Sample and test submissions, stored as edits of the reference instead of full copies.
+
+A spec `NAME.json` says which submission it starts from and what it changes:
+    {"description": "...",
+     "base": "reference" | "release" | "<another spec's NAME, same folder>",
+     "edits": [{"file": "engine.py", "replace": "old text", "with": "new text"},
+               {"file": "nn.py", "delete": true},
+               {"file": "engine.py", "append": "code added at the end"},
+               {"file": "conftest.py", "write": "a whole new file"}],
+     "expect": {"value": 28, ...} or "same as base",
+     "messages": ["words the failure messages must contain"]}
+`materialize` writes the real submission folder (holding minigrad/) that a grader sees.
+Every `replace` must match exactly once, so a spec cannot silently stop meaning anything.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BASES = {"reference": ROOT / "reference" / "minigrad", "release": ROOT / "assignments" / "minigrad"}
+
+
+def load(spec: Path) -> dict:
+    return json.loads(spec.read_text(encoding="utf-8"))
+
+
+def materialize(spec: Path, dest: Path) -> Path:
+    """Build the submission described by `spec` in `dest` (which holds minigrad/ afterwards)."""
+    data = load(spec)
+    package = dest / "minigrad"
+    base = data["base"]
+    if base in BASES:
+        shutil.copytree(BASES[base], package, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        materialize(spec.parent / f"{base}.json", dest)
+    for edit in data.get("edits", []):
+        apply_edit(package / edit["file"], edit)
+    return dest
+
+
+def apply_edit(path: Path, edit: dict) -> None:
+    if edit.get("delete"):
+        path.unlink()
+    elif "write" in edit:
+        path.write_text(edit["write"], encoding="utf-8")
+    elif "append" in edit:
+        path.write_text(path.read_text(encoding="utf-8") + edit["append"], encoding="utf-8")
+    else:
+        text = path.read_text(encoding="utf-8")
+        if text.count(edit["replace"]) != 1:
+            raise ValueError(f"{path.name}: {edit['replace']!r} occurs {text.count(edit['replace'])} times, not once")
+        path.write_text(text.replace(edit["replace"], edit["with"]), encoding="utf-8")
+
+
+def expected_scores(spec: Path) -> dict[str, float]:
+    """The per-part scores a spec promises; "same as base" follows the chain of bases."""
+    expect = load(spec)["expect"]
+    return expected_scores(spec.parent / f"{load(spec)['base']}.json") if expect == "same as base" else expect
+
+
+if __name__ == "__main__":
+    for name in sys.argv[2:]:
+        materialize(Path(name), Path(sys.argv[1]) / Path(name).stem)

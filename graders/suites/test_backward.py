@@ -1,0 +1,167 @@
+"""Hidden suite, part 2: whole graphs, reused nodes, deep chains, accumulation, zeroing."""
+
+from graders.cases import Case, Program, cases
+
+ORDER_HINT = "backward() must run _backward in reverse topological order, output first, and add (+=) every path"
+OPS = ["+", "-", "*", "tanh", "sigmoid", "relu"]
+LEAVES = "abc"
+
+
+def random_expression(rng, size: int) -> tuple[Program, str]:
+    """A random expression over a, b, c whose operands are drawn from every node so far."""
+    p = Program()
+    pool = [p.value(round(rng.uniform(-1.5, 1.5), 4), name) for name in LEAVES]
+    shown = list(LEAVES)
+    for _ in range(size):
+        op = rng.choice(OPS)
+        i, j = rng.randrange(len(pool)), rng.randrange(len(pool))
+        if op in ("+", "-", "*"):
+            pool.append(p.apply(op, pool[i], pool[j]))
+            shown.append(f"({shown[i]} {op} {shown[j]})")
+        else:
+            pool.append(p.apply(op, pool[i]))
+            shown.append(f"{shown[i]}.{op}()")
+    p.shown = shown[-1]
+    return p, pool[-1]
+
+
+def read_leaf_grads(p: Program, after: str = "") -> None:
+    for name in LEAVES:
+        p.read("grad", name, f"gradient of {name}{after}")
+
+
+def random_graph(rng, size: int) -> Program:
+    p, root = random_expression(rng, size)
+    p.add("backward", root)
+    read_leaf_grads(p)
+    return p
+
+
+def graph_cases(rng) -> list[Case]:
+    return [
+        Case(f"random-graph-{k}", "backward", "backward() on a random graph with reused nodes", ORDER_HINT,
+             [random_graph(rng, size) for size in (2, 4, 8, 16)], points=2.0)
+        for k in range(6)
+    ]  # fmt: skip
+
+
+def worked_example(rng) -> list[Case]:
+    p = Program()
+    a, b, c = p.value(2.0, "a"), p.value(-3.0, "b"), p.value(10.0, "c")
+    f = p.apply("**", p.apply("+", p.apply("*", a, b), c), 2)
+    p.add("backward", f)
+    p.shown = "(a * b + c) ** 2"
+    for name in LEAVES:
+        p.read("grad", name, f"gradient of {name}")
+    return [Case("seeds-example", "backward", "the seeds' worked example", ORDER_HINT, [p])]
+
+
+def deep_chain(rng) -> list[Case]:
+    p = Program()
+    p.value(round(rng.uniform(0.5, 1.5), 4), "x")
+    p.add("chain", "y", "x", "+", 0.5, 100_000)
+    p.add("backward", "y")
+    p.shown = "x + 0.5 + 0.5 + ... (100,000 additions)"
+    p.read("grad", "x", "gradient of x")
+    hint = "Python stops at about 1,000 nested calls: build the order with a loop and an explicit stack"
+    return [Case("deep-chain", "backward", "backward() on a chain 100,000 nodes deep", hint, [p], points=2.0)]
+
+
+def twice(rng) -> list[Case]:
+    p, root = random_expression(rng, 6)
+    p.add("backward", root)
+    p.add("backward", root)
+    read_leaf_grads(p, " after two backward() calls")
+    hint = "leaf gradients add up across calls, as in PyTorch; reset the interior nodes' grads before each pass"
+    return [Case("backward-twice", "backward", "calling backward() twice", hint, [p], points=2.0)]
+
+
+def zeroing(rng) -> list[Case]:
+    p, root = random_expression(rng, 5)
+    p.add("backward", root)
+    p.add("zero_grad", list(LEAVES))
+    p.add("backward", root)
+    read_leaf_grads(p, " after zero_grad and a second backward()")
+    hint = "zero_grad sets grad to 0.0 on every value it is given"
+    return [Case("zero-grad", "backward", "zero_grad([a, b, c]) between two passes", hint, [p])]
+
+
+def topological(rng) -> list[Case]:
+    p, root = random_expression(rng, 8)
+    parents = {s[1]: [a for a in s[3:] if isinstance(a, str)] for s in p.steps if s[0] == "apply"}
+    p.add("topo", "order", root)
+    p.read("order", "order", "the order")
+    reachable = _reachable(root, parents)
+
+    def valid(got: list, want: list) -> str | None:
+        order = got[0] if got else None
+        if not isinstance(order, list) or sorted(map(str, order)) != sorted(reachable):
+            return f"expected each of the {len(reachable)} nodes under the root exactly once, got {order!r}"
+        position = {name: i for i, name in enumerate(order)}
+        for node in order:
+            for parent in parents.get(node, []):
+                if position[parent] > position[node]:
+                    return f"{parent} is listed after {node}, which it feeds"
+        return None if order[-1] == root else "the root must come last"
+
+    hint = "append a node only after all of its inputs"
+    return [Case("topological-order", "backward", "topological_order(root)", hint, [p], check=valid, points=2.0)]
+
+
+def _reachable(root: str, parents: dict[str, list[str]]) -> list[str]:
+    seen, stack = {root}, [root]
+    while stack:
+        for parent in parents.get(stack.pop(), []):
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return sorted(seen)
+
+
+def numerical(rng) -> list[Case]:
+    made = []
+    for k in range(2):
+        inner, _ = random_expression(rng, 4)
+        body = [s for s in inner.steps if s[0] == "apply"]
+        xs = [inner.inputs[name] for name in LEAVES]
+        p = Program(inputs=dict(zip(LEAVES, xs)), shown=f"numerical_grad(f, [a, b, c]) for f = {inner.shown}")
+        p.add("numerical_grad", "slopes", body, list(LEAVES), xs)
+        p.read("floats", "slopes", "the three slopes")
+        made.append(Case(f"numerical-grad-{k}", "backward", "numerical_grad", "central differences: "
+                         "(f(x + h) - f(x - h)) / (2h), moving one input at a time", [p], rtol=1e-5, atol=1e-7))  # fmt: skip
+    return made
+
+
+@cases(worked_example)
+def test_worked_example(case, grade):
+    grade(case)
+
+
+@cases(graph_cases)
+def test_random_graph_gradients(case, grade):
+    grade(case)
+
+
+@cases(deep_chain)
+def test_deep_chain(case, grade):
+    grade(case)
+
+
+@cases(twice)
+def test_backward_twice_accumulates(case, grade):
+    grade(case)
+
+
+@cases(zeroing)
+def test_zero_grad(case, grade):
+    grade(case)
+
+
+@cases(topological)
+def test_topological_order(case, grade):
+    grade(case)
+
+
+@cases(numerical)
+def test_numerical_grad(case, grade):
+    grade(case)

@@ -1,0 +1,173 @@
+"""Hidden suite, part 3: networks with every weight set explicitly, losses, SGD, training."""
+
+from graders.cases import Case, Program, cases
+from graders.harness import reference_module
+
+ORDER_HINT = "parameters() order: layer by layer, neuron by neuron, the weights in input order, then the bias"
+SHAPES = [(3, [4, 4, 1]), (2, [3, 2]), (4, [5]), (1, [3, 3, 1])]
+ACTIVATIONS = ["tanh", "relu", "linear"]
+
+
+def parameter_count(nin: int, nouts: list[int]) -> int:
+    sizes = [nin, *nouts]
+    return sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
+
+
+def model(p: Program, rng, nin: int, nouts: list[int], activation: str = "tanh") -> list[float]:
+    weights = [round(rng.uniform(-1, 1), 4) for _ in range(parameter_count(nin, nouts))]
+    p.add("mlp", "m", nin, nouts, activation)
+    p.add("set_params", "m", weights)
+    p.inputs["weights"] = f"{len(weights)} seeded numbers, set in parameters() order"
+    return weights
+
+
+def summed_output(p: Program, ref: str, n: int) -> str:
+    names = [f"o{i}" for i in range(n)]
+    p.add("unpack", ref, names)
+    total = names[0]
+    for name in names[1:]:
+        total = p.apply("+", total, name)
+    return total
+
+
+def forward_cases(rng) -> list[Case]:
+    made = []
+    for nin, nouts in SHAPES:
+        for activation in ACTIVATIONS:
+            p = Program(
+                shown=f"MLP({nin}, {nouts}, activation={activation!r})(x), then backward() on its summed outputs"
+            )
+            model(p, rng, nin, nouts, activation)
+            x = [round(rng.uniform(-2, 2), 4) for _ in range(nin)]
+            p.inputs["x"] = x
+            p.add("call", "y", "m", x)
+            p.read("datas", "y", "outputs")
+            p.add("backward", summed_output(p, "y", nouts[-1]))
+            p.read("param_grad", "m", "gradients of every parameter, in parameters() order")
+            made.append(Case(f"mlp-{nin}-{'-'.join(map(str, nouts))}-{activation}", "mlp",
+                             f"MLP({nin}, {nouts}, activation={activation!r}) forward and gradients",
+                             ORDER_HINT + f"; every layer applies {activation}, the last one included", [p]))  # fmt: skip
+    return made
+
+
+def structure_cases(rng) -> list[Case]:
+    made = []
+    for nin, nouts in [(3, [4, 4, 1]), (5, [2, 7]), (2, [1])]:
+        p = Program(shown=f"len(MLP({nin}, {nouts}).parameters())")
+        p.add("mlp", "m", nin, nouts, "tanh")
+        p.read("param_count", "m", "number of parameters")
+        made.append(Case(f"count-{nin}-{'-'.join(map(str, nouts))}", "mlp", p.shown,
+                         "each neuron has one weight per input plus a bias", [p], points=0.5))  # fmt: skip
+    for nout in (1, 3):
+        p = Program(shown=f"MLP(2, [{nout}])(x)")
+        p.add("mlp", "m", 2, [nout], "tanh")
+        p.add("call", "y", "m", [0.5, -0.5])
+        p.read("shape", "y", "what the call returns")
+        made.append(Case(f"returns-{nout}", "mlp", p.shown,
+                         "a layer with one neuron returns that Value itself; otherwise a list", [p], points=0.5))  # fmt: skip
+    return made
+
+
+LOSSES = {
+    "mse_loss": ("the mean over samples of (pred - target)**2", lambda rng: rng.choice([-1.0, 1.0]),
+                 lambda rng: round(rng.uniform(-1.5, 1.5), 4)),
+    "hinge_loss": ("the mean over samples of relu(1 - label * score)", lambda rng: rng.choice([-1.0, 1.0]),
+                   lambda rng: round(rng.uniform(-2, 2), 4)),
+    "binary_cross_entropy": ("the mean over samples of -(t*log(p) + (1 - t)*log(1 - p))",
+                             lambda rng: rng.choice([0.0, 1.0, 0.25]), lambda rng: round(rng.uniform(0.05, 0.95), 4)),
+}  # fmt: skip
+
+
+def loss_cases(rng) -> list[Case]:
+    made = []
+    for name, (hint, target, pred) in LOSSES.items():
+        p = Program(shown=f"{name}(preds, targets), then backward()")
+        targets = [target(rng) for _ in range(5)]
+        preds = [p.value(pred(rng), f"p{i}") for i in range(5)]
+        p.inputs["targets"] = targets
+        p.add("loss", "L", name, preds, targets)
+        p.read("data", "L", "loss")
+        p.add("backward", "L")
+        for i in range(5):
+            p.read("grad", f"p{i}", f"gradient of preds[{i}]")
+        made.append(Case(name, "mlp", name, hint + "; a mean divides each sample's gradient by n", [p], points=1.5))
+    return made
+
+
+def sgd_cases(rng) -> list[Case]:
+    p = Program(shown="one SGD(lr=0.1) step after backward() on MLP(2, [3, 1])(x)")
+    model(p, rng, 2, [3, 1])
+    p.add("call", "y", "m", [0.7, -1.1])
+    p.add("backward", "y")
+    p.add("sgd_step", "m", 0.1)
+    p.read("param_data", "m", "every parameter after the step")
+    return [Case("sgd-step", "mlp", "SGD.step()", "data -= lr * grad: step against the gradient", [p], points=1.5)]
+
+
+def trajectory_cases(rng) -> list[Case]:
+    xs, ys = reference_module("datasets").four_samples()
+    p = Program(shown="train(MLP(3, [4, 4, 1]), the seeds' four samples, mse_loss, lr=0.05, steps=10)")
+    model(p, rng, 3, [4, 4, 1])
+    p.add("train", "h", "m", xs, ys, "mse_loss", 0.05, 10)
+    p.read("floats", "h", "the loss of each step")
+    p.read("param_data", "m", "every parameter after training")
+    hint = "each step: forward, loss, zero the gradients, backward(), SGD step; record the loss before the update"
+    return [Case("trajectory", "mlp", "a 10-step training trajectory", hint, [p], points=3.0)]
+
+
+MILESTONE = {"train": 24, "test": 60, "hidden": 8, "steps": 40, "lr": 0.3, "accuracy": 0.85}
+
+
+def milestone_cases(rng) -> list[Case]:
+    """Fixed data and weights (not the grading seed), so the bar is the same for everyone."""
+    datasets = reference_module("datasets")
+    xs, ys = datasets.two_moons(MILESTONE["train"], noise=0.1, seed=0)
+    test_xs, test_ys = datasets.two_moons(MILESTONE["test"], noise=0.1, seed=1)
+    p = Program(shown=f"train MLP(2, [8, 1]) on two moons with hinge_loss for {MILESTONE['steps']} steps, "
+                      f"then classify {MILESTONE['test']} new points")  # fmt: skip
+    model(p, __import__("random").Random(0), 2, [MILESTONE["hidden"], 1])
+    p.add("train", "h", "m", xs, ys, "hinge_loss", MILESTONE["lr"], MILESTONE["steps"])
+    p.add("unpack", "h", [])
+    for i, x in enumerate(test_xs):
+        p.add("call", f"t{i}", "m", x)
+        p.read("data", f"t{i}", f"score of test point {i}")
+
+    def accurate(got: list, want: list) -> str | None:
+        right = sum(isinstance(s, (int, float)) and (s > 0) == (y > 0) for s, y in zip(got, test_ys))
+        accuracy = right / len(test_ys)
+        if len(got) != len(test_ys) or accuracy < MILESTONE["accuracy"]:
+            return f"accuracy on new points {accuracy:.0%}, needed {MILESTONE['accuracy']:.0%}"
+        return None
+
+    hint = "if the loss does not fall, check SGD.step's sign and that train zeroes gradients every step"
+    return [Case("two-moons", "mlp", "the two-moons milestone", hint, [p], check=accurate, points=4.0)]
+
+
+@cases(forward_cases)
+def test_mlp_forward_and_gradients(case, grade):
+    grade(case)
+
+
+@cases(structure_cases)
+def test_mlp_structure(case, grade):
+    grade(case)
+
+
+@cases(loss_cases)
+def test_loss(case, grade):
+    grade(case)
+
+
+@cases(sgd_cases)
+def test_sgd_step(case, grade):
+    grade(case)
+
+
+@cases(trajectory_cases)
+def test_training_trajectory(case, grade):
+    grade(case)
+
+
+@cases(milestone_cases)
+def test_two_moons_milestone(case, grade):
+    grade(case)
