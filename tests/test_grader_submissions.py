@@ -1,0 +1,113 @@
+"""The hidden grader on real submissions: correct, buggy, broken and hostile.
+
+Every spec in tests/submissions/ is built into a real folder, graded in a fresh process, and
+must get exactly the per-part scores it declares, with the declared words in its messages,
+while the grader exits 0 with valid JSON and leaves no process or stray file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from course.submissions import expected_scores, load, materialize
+from graders import sandbox
+
+SPECS = sorted((Path(__file__).parent / "submissions").glob("*.json"))
+STRONG = [level for level in sandbox.available_levels() if level != "local"]
+needs_isolation = pytest.mark.skipif(not STRONG, reason="needs the bwrap or user level (run as root)")
+
+
+def grade(submission: Path, out: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    run = subprocess.run(
+        [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", "7", *args],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run, json.loads((out / "results.json").read_text())
+
+
+def part_scores(results: dict) -> dict[str, float]:
+    scores: dict[str, float] = {}
+    for test in results["tests"]:
+        scores[test["tags"][0]] = scores.get(test["tags"][0], 0.0) + test["score"]
+    return scores
+
+
+def sandbox_processes() -> list[str]:
+    """Live processes of the sandbox user (zombies are dead, waiting for init to reap them)."""
+    uid = pwd.getpwnam(sandbox.SANDBOX_USER).pw_uid
+    return [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _alive_and_owned(p, uid)]
+
+
+def _alive_and_owned(path: Path, uid: int) -> bool:
+    try:
+        return path.stat().st_uid == uid and (path / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@needs_isolation
+@pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
+def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
+    data = load(spec)
+    submission = materialize(spec, tmp_path / "submission")
+    run, results = grade(submission, tmp_path / "out")
+    written = (tmp_path / "out" / "results.json").read_bytes()
+
+    assert part_scores(results) == pytest.approx(expected_scores(spec), abs=1e-9)
+    assert results["score"] == pytest.approx(sum(expected_scores(spec).values()), abs=1e-9)
+    failures = "\n".join(t["output"] for t in results["tests"])
+    for words in data["messages"]:
+        assert words in failures
+    assert sorted(os.listdir(tmp_path / "out")) == ["report.json", "results.json"]
+    for path in data.get("must_not_exist", []):
+        assert not Path(path).exists(), f"the submission managed to write {path}"
+    time.sleep(float(data.get("wait_seconds", 0)))  # a detached daemon would strike now
+    assert (tmp_path / "out" / "results.json").read_bytes() == written
+    assert sandbox_processes() == []
+
+
+@pytest.mark.parametrize("level", sandbox.available_levels())
+def test_correct_submission_scores_full_marks_at_every_level(level: str, tmp_path: Path) -> None:
+    submission = materialize(SPECS[0].parent / "correct.json", tmp_path / "submission")
+    _, results = grade(submission, tmp_path / "out", "--isolation", level)
+    assert results["score"] == results["max_score"] == 86.5
+    assert results["extra_data"]["isolation"] == level
+    assert results["extra_data"]["trusted"] is (level != "local")
+
+
+def test_same_submission_and_seed_give_identical_scores(tmp_path: Path) -> None:
+    submission = materialize(SPECS[0].parent / "untouched-release.json", tmp_path / "submission")
+    first = grade(submission, tmp_path / "a")[1]
+    second = grade(submission, tmp_path / "b")[1]
+    for results in (first, second):
+        del results["execution_time"]
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def test_results_json_has_every_gradescope_field(tmp_path: Path) -> None:
+    submission = materialize(SPECS[0].parent / "untouched-release.json", tmp_path / "submission")
+    _, results = grade(submission, tmp_path / "out", "--parts", "value")
+    assert {"score", "execution_time", "output", "stdout_visibility", "tests"} <= set(results)
+    assert isinstance(results["execution_time"], float)
+    for number, test in enumerate(results["tests"], start=1):
+        assert set(test) == {"name", "number", "score", "max_score", "status", "output", "visibility", "tags"}
+        assert test["number"] == str(number) and test["visibility"] == "after_due_date"
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["summary"]["failed"] == len(results["tests"])
+
+
+def test_official_refuses_the_local_level(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "graders", str(tmp_path), "--out", str(tmp_path / "out"), "--official",
+         "--isolation", "local"], capture_output=True, text=True,
+    )  # fmt: skip
+    assert run.returncode != 0 and not (tmp_path / "out" / "results.json").exists()
