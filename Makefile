@@ -3,14 +3,17 @@
 #   make release      regenerate assignments/ from reference/
 #   make test         the project's own tests (the command CI runs)
 #   make lint         ruff
+#   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class)
+#   make bench        grading speed
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SUBMISSION ?= assignments
 PART ?=
+OUT ?= build/grade
 
-.PHONY: check release release-check test lint format
+.PHONY: check release release-check test lint format grade bench
 
 $(VENV)/.student: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,3 +46,14 @@ lint: $(VENV)/.dev
 format: $(VENV)/.dev
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
+
+# With SUBMISSION given, grade that folder; otherwise grade the sample class in examples/.
+grade: $(VENV)/.dev
+ifeq ($(origin SUBMISSION),command line)
+	$(VENV)/bin/minigrad-grade "$(SUBMISSION)" --out "$(OUT)"
+else
+	$(PY) -m course.sample_class
+endif
+
+bench: $(VENV)/.dev
+	$(PY) bench/grade_speed.py

@@ -11,6 +11,7 @@ Every child gets resource limits, a wall timeout and a bounded read of its outpu
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pwd
 import resource
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LEVELS = ("bwrap", "user", "local")
+ADDR_NO_RANDOMIZE = 0x0040000  # personality(2) flag
+FIXED_HASH = ("PYTHONHASHSEED", "0")  # string hashes, and so set orders, the same every run
 SANDBOX_USER = "nobody"
 OUTPUT_LIMIT = 4 * 1024 * 1024  # bytes of stdout read before the child is stopped
 STDERR_LIMIT = 64 * 1024
@@ -89,6 +92,9 @@ def _preexec(level: str):
 
     def setup() -> None:
         os.setsid()
+        # Same memory layout every run: set iteration order over Values follows id(), so a
+        # buggy, order-dependent submission then gets the same score every time it is graded.
+        ctypes.CDLL(None).personality(ADDR_NO_RANDOMIZE)
         for limit, value in LIMITS.items():
             resource.setrlimit(limit, (value, value))
         if uid_gid:
@@ -109,7 +115,7 @@ def command(level: str, workdir: Path, script: str) -> list[str]:
     if not str(python_home).startswith("/usr"):
         system += ["--ro-bind", str(python_home), str(python_home)]
     return [
-        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--setenv", *FIXED_HASH,
         *system,
         "--ro-bind", str(workdir), "/sandbox",
         "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp",
@@ -123,7 +129,9 @@ def run(level: str, workdir: Path, script: str, stdin: bytes, timeout: float, pe
     With `per_line`, the timeout restarts at every complete line the child prints, so a
     child answering many questions gets `timeout` seconds for each.
     """
-    env = {} if level != "local" else {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
+    env = dict([FIXED_HASH])
+    if level == "local":
+        env.update(PATH=os.environ.get("PATH", ""), LANG="C.UTF-8")
     start = time.monotonic()
     proc = subprocess.Popen(
         command(level, workdir, script),

@@ -127,8 +127,8 @@ def numerical(rng) -> list[Case]:
         p = Program(inputs=dict(zip(LEAVES, xs)), shown=f"numerical_grad(f, [a, b, c]) for f = {inner.shown}")
         p.add("numerical_grad", "slopes", body, list(LEAVES), xs)
         p.read("floats", "slopes", "the three slopes")
-        made.append(Case(f"numerical-grad-{k}", "backward", "numerical_grad", "central differences: "
-                         "(f(x + h) - f(x - h)) / (2h), moving one input at a time", [p], rtol=1e-5, atol=1e-7))  # fmt: skip
+        hint = "central differences: (f(x + h) - f(x - h)) / (2h), moving one input at a time"
+        made.append(Case(f"numerical-grad-{k}", "backward", "numerical_grad", hint, [p], rtol=1e-5, atol=1e-7))
     return made
 
 

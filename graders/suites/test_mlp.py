@@ -44,9 +44,9 @@ def forward_cases(rng) -> list[Case]:
             p.read("datas", "y", "outputs")
             p.add("backward", summed_output(p, "y", nouts[-1]))
             p.read("param_grad", "m", "gradients of every parameter, in parameters() order")
-            made.append(Case(f"mlp-{nin}-{'-'.join(map(str, nouts))}-{activation}", "mlp",
-                             f"MLP({nin}, {nouts}, activation={activation!r}) forward and gradients",
-                             ORDER_HINT + f"; every layer applies {activation}, the last one included", [p]))  # fmt: skip
+            what = f"MLP({nin}, {nouts}, activation={activation!r}) forward and gradients"
+            hint = ORDER_HINT + f"; every layer applies {activation}, the last one included"
+            made.append(Case(f"mlp-{nin}-{'-'.join(map(str, nouts))}-{activation}", "mlp", what, hint, [p]))
     return made
 
 
@@ -63,8 +63,8 @@ def structure_cases(rng) -> list[Case]:
         p.add("mlp", "m", 2, [nout], "tanh")
         p.add("call", "y", "m", [0.5, -0.5])
         p.read("shape", "y", "what the call returns")
-        made.append(Case(f"returns-{nout}", "mlp", p.shown,
-                         "a layer with one neuron returns that Value itself; otherwise a list", [p], points=0.5))  # fmt: skip
+        hint = "a layer with one neuron returns that Value itself; otherwise a list"
+        made.append(Case(f"returns-{nout}", "mlp", p.shown, hint, [p], points=0.5))
     return made
 
 
