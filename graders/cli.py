@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -51,15 +52,18 @@ def choose_level(requested: str, official: bool) -> tuple[str, dict]:
     """The strongest level whose self-test passes (or the requested one, checked the same way)."""
     candidates = sandbox.available_levels() if requested == "auto" else [requested]
     workdir = harness.prepare_workdir(None)
-    for level in candidates:
-        if official and level == "local":
-            break
-        with guard.grader_files_hidden(level):
-            seen = selftest.probe(level, workdir)
-        if selftest.passes(level, seen):
-            return level, seen
-        if requested != "auto":
-            raise SystemExit(f"isolation level {level!r} failed its self-test (child could see: {seen})")
+    try:
+        for level in candidates:
+            if official and level == "local":
+                break
+            with guard.grader_files_hidden(level):
+                seen = selftest.probe(level, workdir)
+            if selftest.passes(level, seen):
+                return level, seen
+            if requested != "auto":
+                raise SystemExit(f"isolation level {level!r} failed its self-test (child could see: {seen})")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
     raise SystemExit("official grading needs the bwrap or user level, and neither passed its self-test")
 
 

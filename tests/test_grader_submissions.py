@@ -78,8 +78,10 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     assert sandbox_processes() == []
 
 
-@pytest.mark.parametrize("level", sandbox.available_levels())
+@pytest.mark.parametrize("level", sandbox.LEVELS)
 def test_correct_submission_scores_full_marks_at_every_level(level: str, tmp_path: Path) -> None:
+    if level not in sandbox.available_levels():
+        pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
     submission = materialize(ROOT / "tests" / "submissions" / "correct.json", tmp_path / "submission")
     _, results = grade(submission, tmp_path / "out", "--isolation", level)
     assert results["score"] == results["max_score"] == 86.5

@@ -1,0 +1,36 @@
+"""The self-test must really see what a weak level exposes, or its passing proves nothing."""
+
+import pytest
+
+from graders import guard, harness, sandbox, selftest
+
+
+def probe(level: str) -> dict[str, bool]:
+    if level not in sandbox.available_levels():
+        pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
+    workdir = harness.prepare_workdir(None)
+    with guard.grader_files_hidden(level):
+        return selftest.probe(level, workdir)
+
+
+def test_local_child_sees_the_network_and_the_canary_file():
+    seen = probe("local")
+    assert seen["network"] and seen["canary"]
+    assert selftest.passes("local", seen)
+
+
+def test_user_level_hides_the_canary_and_the_environment_but_not_the_network():
+    seen = probe("user")
+    assert seen == {"network": True, "canary": False, "environ": False}
+    assert selftest.passes("user", seen)
+
+
+def test_bwrap_hides_network_canary_and_environment():
+    seen = probe("bwrap")
+    assert seen == {"network": False, "canary": False, "environ": False}
+    assert selftest.passes("bwrap", seen)
+
+
+def test_a_probe_that_sees_the_canary_fails_the_strong_levels():
+    seen = {"network": False, "canary": True, "environ": False}
+    assert not selftest.passes("bwrap", seen) and not selftest.passes("user", seen)
