@@ -60,12 +60,12 @@ def binary_cases(rng) -> list[Case]:
     ]  # fmt: skip
 
 
-def unary_program(rng, op: str) -> Program:
+def one_input_program(rng, op: str, *args, low: float = -2.5) -> Program:
+    """`a op args` (or `a.op()`) with a random a >= low and a random upstream gradient."""
     p = Program()
-    x = round(rng.uniform(0.2, 2.5), 4) if op == "log" else round(rng.uniform(-2.5, 2.5), 4)
-    a = p.value(x, "a")
-    out = p.apply(op, a)
-    p.shown = "-a" if op == "neg" else f"a.{op}()"
+    a = p.value(round(rng.uniform(low, 2.5), 4), "a")
+    out = p.apply(op, a, *args)
+    p.shown = f"a {op} {args[0]}" if args else "-a" if op == "neg" else f"a.{op}()"
     g = upstream(rng)
     p.inputs["out.grad"] = g
     p.add("set_grad", out, g)
@@ -73,6 +73,10 @@ def unary_program(rng, op: str) -> Program:
     p.read("data", out, "forward value")
     p.read("grad", "a", "gradient of a")
     return p
+
+
+def unary_program(rng, op: str) -> Program:
+    return one_input_program(rng, op, low=0.2 if op == "log" else -2.5)
 
 
 def unary_cases(rng) -> list[Case]:
@@ -83,23 +87,13 @@ def p_what(op: str) -> str:
     return "-Value" if op == "neg" else f"Value.{op}()"
 
 
-def power_program(rng, n: float) -> Program:
-    p = Program()
-    x = round(rng.uniform(0.3, 2.5), 4)
-    out = p.apply("**", p.value(x, "a"), n)
-    p.shown = f"a ** {n}"
-    g = upstream(rng)
-    p.inputs["out.grad"] = g
-    p.add("set_grad", out, g)
-    p.add("local_backward", out)
-    p.read("data", out, "forward value")
-    p.read("grad", "a", "gradient of a")
-    return p
-
-
 def power_cases(rng) -> list[Case]:
-    return [Case(f"pow-{n}", "value", f"Value ** {n}", HINTS["**"], [power_program(rng, n) for _ in range(2)])
-            for n in POWERS]  # fmt: skip
+    return [
+        Case(
+            f"pow-{n}", "value", f"Value ** {n}", HINTS["**"], [one_input_program(rng, "**", n, low=0.3) for _ in "ab"]
+        )
+        for n in POWERS
+    ]
 
 
 def accumulation_cases(rng) -> list[Case]:

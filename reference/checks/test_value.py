@@ -94,17 +94,14 @@ REVERSED = {
 }
 
 
+@pytest.mark.parametrize("right", ["Value", "plain number"])
 @pytest.mark.parametrize("name", BINARY)
-def test_binary_forward(name):
-    build, on_floats, _, _, hint = BINARY[name]
-    out = build(Value(A), Value(B))
-    expect_close(
-        out.data,
-        on_floats(A, B),
-        what=f"{name}: forward value",
-        inputs={"a": A, "b": B},
-        hint="the new Value's data is the plain result of the operation",
-    )
+def test_binary_forward(name, right):
+    build, on_floats, _, _, _ = BINARY[name]
+    b = Value(B) if right == "Value" else B
+    hint = "the new Value's data is the plain result; wrap a plain number in a Value first"
+    what = f"{name}: forward value with b a {right}"
+    expect_close(build(Value(A), b).data, on_floats(A, B), what=what, inputs={"a": A, "b": B}, hint=hint)
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -115,19 +112,6 @@ def test_binary_local_backward_scales_by_upstream_grad(name):
     inputs = {"a": A, "b": B, "out.grad": UPSTREAM}
     expect_close(a.grad, UPSTREAM * da(A, B), what=f"{name}: gradient of a", inputs=inputs, hint=hint)
     expect_close(b.grad, UPSTREAM * db(A, B), what=f"{name}: gradient of b", inputs=inputs, hint=hint)
-
-
-@pytest.mark.parametrize("name", BINARY)
-def test_binary_accepts_a_plain_number_on_the_right(name):
-    build, on_floats, _, _, _ = BINARY[name]
-    out = build(Value(A), B)
-    expect_close(
-        out.data,
-        on_floats(A, B),
-        what=f"{name} with b a plain float",
-        inputs={"a": A, "b": B},
-        hint="wrap a plain number in a Value before using .data",
-    )
 
 
 @pytest.mark.parametrize("name", UNARY)
