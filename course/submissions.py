@@ -8,6 +8,7 @@ A spec `NAME.json` says which submission it starts from and what it changes:
                {"file": "engine.py", "append": "code added at the end"},
                {"file": "conftest.py", "write": "a whole new file"}],
      "expect": {"value": 28, ...} or "same as base",
+     "seed": 7 (optional: the grading seed the expected scores hold for),
      "messages": ["words the failure messages must contain"]}
 `materialize` writes the real submission folder (holding minigrad/) that a grader sees.
 Every `replace` must match exactly once, so a spec cannot silently stop meaning anything.

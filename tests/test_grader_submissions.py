@@ -28,9 +28,9 @@ STRONG = [level for level in sandbox.available_levels() if level != "local"]
 needs_isolation = pytest.mark.skipif(not STRONG, reason="needs the bwrap or user level (run as root)")
 
 
-def grade(submission: Path, out: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+def grade(submission: Path, out: Path, *args: str, seed: int = 7) -> tuple[subprocess.CompletedProcess, dict]:
     run = subprocess.run(
-        [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", "7", *args],
+        [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", str(seed), *args],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
@@ -62,7 +62,7 @@ def _alive_and_owned(path: Path, uid: int) -> bool:
 def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     data = load(spec)
     submission = materialize(spec, tmp_path / "submission")
-    run, results = grade(submission, tmp_path / "out")
+    run, results = grade(submission, tmp_path / "out", seed=data.get("seed", 7))
     written = (tmp_path / "out" / "results.json").read_bytes()
 
     assert part_scores(results) == pytest.approx(expected_scores(spec), abs=1e-9)
