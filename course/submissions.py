@@ -5,11 +5,18 @@ A spec `NAME.json` says which submission it starts from and what it changes:
      "base": "reference" | "release" | "<another spec's NAME, same folder>",
      "edits": [{"file": "engine.py", "replace": "old text", "with": "new text"},
                {"file": "nn.py", "delete": true},
+               {"file": "nn.py", "from": "release"},  (that base's copy of the file)
                {"file": "engine.py", "append": "code added at the end"},
-               {"file": "conftest.py", "write": "a whole new file"}],
+               {"file": "../conftest.py", "write": "a whole new file, here beside minigrad/"}],
      "expect": {"value": 28, ...} or "same as base",
      "seed": 7 (optional: the grading seed the expected scores hold for),
-     "messages": ["words the failure messages must contain"]}
+     "messages": ["words the failure messages must contain"],
+     and, for attacks, what tests/test_grader_submissions.py must also check:
+     "forbidden_words": ["words that must appear nowhere in the grade"],
+     "must_not_exist": ["/paths/the/submission/must/not/have/written"],
+     "wait_seconds": 4 (how long a detached daemon gets before the grade is re-read),
+     "loopback_port": 47613 (a port the test listens on; nobody may connect),
+     "needs_level": "bwrap" (the isolation level that contains this attack)}
 `materialize` writes the real submission folder (holding minigrad/) that a grader sees.
 Every `replace` must match exactly once, so a spec cannot silently stop meaning anything.
 """
@@ -46,6 +53,8 @@ def materialize(spec: Path, dest: Path) -> Path:
 def apply_edit(path: Path, edit: dict) -> None:
     if edit.get("delete"):
         path.unlink()
+    elif "from" in edit:
+        shutil.copyfile(BASES[edit["from"]] / edit["file"], path)
     elif "write" in edit:
         path.write_text(edit["write"], encoding="utf-8")
     elif "append" in edit:

@@ -30,7 +30,7 @@ def explain_error(case: Case, program: Program, error: dict) -> str:
     if error["type"] in ("ChildFailure", "Skipped"):
         return f"{case.what}: {error['message']}\n    while running: {program.shown}"
     return (
-        f"{case.what}: your code raised {error['type']}: {error['message']}{_where(error)}\n"
+        f"{case.what}: your code raised {error['type']}: {error['message'] or '(no message)'}{_where(error)}\n"
         f"    while running: {program.shown}\n"
         f"    inputs:   {_inputs(case, program)}\n"
         f"    hint:     {case.hint}"

@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,10 +31,13 @@ STRONG = [level for level in sandbox.available_levels() if level != "local"]
 needs_isolation = pytest.mark.skipif(not STRONG, reason="needs the bwrap or user level (run as root)")
 
 
+SECRET = "MINIGRAD_TEST_SECRET=in-the-graders-environment"  # no child may ever read it
+
+
 def grade(submission: Path, out: Path, *args: str, seed: int = 7) -> tuple[subprocess.CompletedProcess, dict]:
     run = subprocess.run(
         [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", str(seed), *args],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True, text=True, timeout=600, env={**os.environ, **dict([SECRET.split("=")])},
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     return run, json.loads((out / "results.json").read_text())
@@ -57,12 +63,29 @@ def _alive_and_owned(path: Path, uid: int) -> bool:
         return False
 
 
+@contextmanager
+def listening(port: int | None) -> Iterator[socket.socket | None]:
+    """A loopback port a submission might try to reach; None when the spec names none."""
+    if port is None:
+        yield None
+        return
+    with socket.create_server(("127.0.0.1", port)) as server:
+        server.setblocking(False)
+        yield server
+
+
 @needs_isolation
 @pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
 def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     data = load(spec)
+    if data.get("needs_level", STRONG[0]) != STRONG[0]:
+        pytest.skip(f"this attack is only contained at the {data['needs_level']} level, not available here")
     submission = materialize(spec, tmp_path / "submission")
-    run, results = grade(submission, tmp_path / "out", seed=data.get("seed", 7))
+    with listening(data.get("loopback_port")) as server:
+        run, results = grade(submission, tmp_path / "out", seed=data.get("seed", 7))
+        if server is not None:
+            with pytest.raises(BlockingIOError):
+                server.accept()  # nobody connected
     written = (tmp_path / "out" / "results.json").read_bytes()
 
     assert part_scores(results) == pytest.approx(expected_scores(spec), abs=1e-9)
@@ -70,6 +93,8 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     failures = "\n".join(t["output"] for t in results["tests"])
     for words in data.get("messages", []):
         assert words in failures
+    for words in data.get("forbidden_words", []):
+        assert words not in written.decode() + run.stdout
     assert sorted(os.listdir(tmp_path / "out")) == ["report.json", "results.json"]
     for path in data.get("must_not_exist", []):
         assert not Path(path).exists(), f"the submission managed to write {path}"
@@ -90,7 +115,7 @@ def test_correct_submission_scores_full_marks_at_every_level(level: str, tmp_pat
 
 
 def test_same_submission_and_seed_give_identical_scores(tmp_path: Path) -> None:
-    submission = materialize(ROOT / "tests" / "submissions" / "untouched-release.json", tmp_path / "submission")
+    submission = materialize(ROOT / "tests" / "submissions" / "bug-tanh-derivative.json", tmp_path / "submission")
     first = grade(submission, tmp_path / "a")[1]
     second = grade(submission, tmp_path / "b")[1]
     for results in (first, second):

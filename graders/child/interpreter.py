@@ -137,7 +137,7 @@ def step(slots, out, folder, name, *args):
     elif name == "zero_grad":
         module("engine").zero_grad(resolve(slots, args[0]))
     elif name == "numerical_grad":
-        slots[args[0]] = module("gradcheck").numerical_grad(subprogram(args[1], args[2], folder), args[3])
+        slots[args[0]] = module("gradcheck").numerical_grad(subprogram(args[1], args[2], folder), args[3], h=args[4])
     elif name == "mlp":
         slots[args[0]] = module("nn").MLP(args[1], args[2], activation=args[3])
     elif name == "set_params":

@@ -35,7 +35,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    config.stash[ALL_CASES] = [item.callspec.params["case"] for item in items if hasattr(item, "callspec")]
+    config.stash[ALL_CASES] = [
+        (item.originalname, item.callspec.params["case"]) for item in items if hasattr(item, "callspec")
+    ]
 
 
 ALL_CASES = pytest.StashKey[list]()
@@ -44,17 +46,17 @@ OUTCOMES = pytest.StashKey[dict]()
 
 def _run_everything(config: pytest.Config) -> dict:
     all_cases = config.stash[ALL_CASES]
-    programs = [p.steps for c in all_cases for p in c.programs]
-    parts = [c.part for c in all_cases for _ in c.programs]
+    programs = [p.steps for _, c in all_cases for p in c.programs]
+    tests = [test for test, c in all_cases for _ in c.programs]
     workdir = harness.prepare_workdir(harness.find_package(Path(config.getoption("--submission"))))
     level = config.getoption("--isolation-level")
-    with ThreadPoolExecutor(max_workers=1) as pool:  # the child runs while the reference runs here
-        child = pool.submit(harness.run_child, workdir, programs, parts, level)
-        reference = harness.run_reference(programs)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # the child and the reference run side by side
+        child = pool.submit(harness.run_child, workdir, programs, tests, level)
+        reference = harness.run_reference(programs, tests)
         submission = child.result()
     shutil.rmtree(workdir, ignore_errors=True)
     outcomes, position = {}, 0
-    for c in all_cases:
+    for _, c in all_cases:
         n = len(c.programs)
         outcomes[id(c)] = (reference[position : position + n], submission[position : position + n])
         position += n

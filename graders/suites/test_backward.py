@@ -2,19 +2,27 @@
 
 from graders.cases import Case, Program, cases
 
-ORDER_HINT = "backward() must run _backward in reverse topological order, output first, and add (+=) every path"
+ORDER_HINT = (
+    "if part 1 fails too, fix those operators first; "
+    "else backward() must run every _backward output first (reverse topological order)"
+)
 OPS = ["+", "-", "*", "tanh", "sigmoid", "relu"]
+NAMED_OPS = [op for op in OPS if op != "-"]  # a - b also builds -1 and -b, which have no names
 LEAVES = "abc"
 
 
-def random_expression(rng, size: int) -> tuple[Program, str]:
-    """A random expression over a, b, c whose operands are drawn from every node so far."""
+def random_expression(rng, size: int, ops: list[str] = OPS) -> tuple[Program, str]:
+    """A random expression over a, b, c (none of them 0).
+
+    Each operation takes the latest node, and a binary one also any node so far: every node
+    feeds the root, and earlier nodes are reused, so a gradient must add up several paths.
+    """
     p = Program()
-    pool = [p.value(round(rng.uniform(-1.5, 1.5), 4), name) for name in LEAVES]
+    pool = [p.value(round(rng.choice([-1, 1]) * rng.uniform(0.2, 1.5), 4), name) for name in LEAVES]
     shown = list(LEAVES)
     for _ in range(size):
-        op = rng.choice(OPS)
-        i, j = rng.randrange(len(pool)), rng.randrange(len(pool))
+        op = rng.choice(ops)
+        i, j = len(pool) - 1, rng.randrange(len(pool))
         if op in ("+", "-", "*"):
             pool.append(p.apply(op, pool[i], pool[j]))
             shown.append(f"({shown[i]} {op} {shown[j]})")
@@ -23,6 +31,15 @@ def random_expression(rng, size: int) -> tuple[Program, str]:
             shown.append(f"{shown[i]}.{op}()")
     p.shown = shown[-1]
     return p, pool[-1]
+
+
+def entangled(rng, size: int) -> tuple[Program, str]:
+    """`(expression + a * b * c).tanh()`: every leaf gets a gradient through interior nodes,
+    and the function curves in every input, whatever the random expression turned out to be."""
+    p, root = random_expression(rng, size)
+    product = p.apply("*", p.apply("*", "a", "b"), "c")
+    p.shown = f"({p.shown} + a * b * c).tanh()"
+    return p, p.apply("tanh", p.apply("+", root, product))
 
 
 def read_leaf_grads(p: Program, after: str = "") -> None:
@@ -68,7 +85,7 @@ def deep_chain(rng) -> list[Case]:
 
 
 def twice(rng) -> list[Case]:
-    p, root = random_expression(rng, 6)
+    p, root = entangled(rng, 6)
     p.add("backward", root)
     p.add("backward", root)
     read_leaf_grads(p, " after two backward() calls")
@@ -77,7 +94,7 @@ def twice(rng) -> list[Case]:
 
 
 def zeroing(rng) -> list[Case]:
-    p, root = random_expression(rng, 5)
+    p, root = entangled(rng, 5)
     p.add("backward", root)
     p.add("zero_grad", list(LEAVES))
     p.add("backward", root)
@@ -87,7 +104,7 @@ def zeroing(rng) -> list[Case]:
 
 
 def topological(rng) -> list[Case]:
-    p, root = random_expression(rng, 8)
+    p, root = random_expression(rng, 8, NAMED_OPS)
     parents = {s[1]: [a for a in s[3:] if isinstance(a, str)] for s in p.steps if s[0] == "apply"}
     p.add("topo", "order", root)
     p.read("order", "order", "the order")
@@ -121,14 +138,17 @@ def _reachable(root: str, parents: dict[str, list[str]]) -> list[str]:
 def numerical(rng) -> list[Case]:
     made = []
     for k in range(2):
-        inner, _ = random_expression(rng, 4)
+        inner, _ = entangled(rng, 4)
         body = [s for s in inner.steps if s[0] == "apply"]
         xs = [inner.inputs[name] for name in LEAVES]
-        p = Program(inputs=dict(zip(LEAVES, xs)), shown=f"numerical_grad(f, [a, b, c]) for f = {inner.shown}")
-        p.add("numerical_grad", "slopes", body, list(LEAVES), xs)
+        shown = f"numerical_grad(f, [a, b, c], h=0.001) for f = {inner.shown}"
+        p = Program(inputs=dict(zip(LEAVES, xs)), shown=shown)
+        p.add("numerical_grad", "slopes", body, list(LEAVES), xs, 1e-3)
         p.read("floats", "slopes", "the three slopes")
         hint = "central differences: (f(x + h) - f(x - h)) / (2h), moving one input at a time"
-        made.append(Case(f"numerical-grad-{k}", "backward", "numerical_grad", hint, [p], rtol=1e-5, atol=1e-7))
+        # With h = 0.001 a one-sided difference is off by about h/2 * f'' (1e-4 or so), far
+        # outside the tolerance, while two correct central differences agree to rounding.
+        made.append(Case(f"numerical-grad-{k}", "backward", "numerical_grad", hint, [p], rtol=1e-7, atol=1e-9))
     return made
 
 
