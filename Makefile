@@ -21,19 +21,25 @@ $(VENV)/.student: pyproject.toml
 	$(PY) -m pip install -q "pytest>=8" "numpy>=1.24"
 	touch $@
 
-$(VENV)/.dev: pyproject.toml $(VENV)/.student
+$(VENV)/.instructor: pyproject.toml $(VENV)/.student
+	$(PY) -m pip install -q -e ".[instructor]"
+	touch $@
+
+$(VENV)/.dev: pyproject.toml $(VENV)/.instructor
 	$(PY) -m pip install -q -e ".[dev]"
 	$(PY) -m pip install -q torch==2.13.0 || echo "PyTorch not installable here: the PyTorch comparison tests will skip"
 	touch $@
 
+# No plugin autoload: the checks need none, and an instructor's .venv has several that
+# would triple the start-up time.
 check: $(VENV)/.student
-	@$(PY) -m pytest assignments/checks --submission "$(SUBMISSION)" $(if $(PART),-m "$(PART)") \
+	@PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest assignments/checks --submission "$(SUBMISSION)" $(if $(PART),-m "$(PART)") \
 		-q --tb=no -rN --no-header -p no:cacheprovider
 
-release: $(VENV)/.dev
+release: $(VENV)/.instructor
 	$(PY) -m course.release
 
-release-check: $(VENV)/.dev
+release-check: $(VENV)/.instructor
 	$(PY) -m course.release --check
 
 test: $(VENV)/.dev release-check lint
@@ -48,12 +54,12 @@ format: $(VENV)/.dev
 	$(PY) -m ruff check --fix .
 
 # With SUBMISSION given, grade that folder; otherwise grade the sample class in examples/.
-grade: $(VENV)/.dev
+grade: $(VENV)/.instructor
 ifeq ($(origin SUBMISSION),command line)
 	$(VENV)/bin/minigrad-grade "$(SUBMISSION)" --out "$(OUT)"
 else
 	$(PY) -m course.sample_class
 endif
 
-bench: $(VENV)/.dev
+bench: $(VENV)/.instructor
 	$(PY) bench/grade_speed.py

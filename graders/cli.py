@@ -74,8 +74,12 @@ def run_suites(submission: Path, parts: list[str], seed: int, level: str, out: P
         f"--submission={submission}", f"--seed={seed}", f"--isolation-level={level}",
         "-c", str(SUITES / "pytest.ini"),
         "-q", "--no-header", "-p", "no:cacheprovider", "--tb=no", "-rN", "--assert=plain",
-        "--json-report", f"--json-report-file={out / 'report.json'}", "--json-report-omit=collectors",
+        "-p", "pytest_jsonreport.plugin", "--json-report", f"--json-report-file={out / 'report.json'}",
+        "--json-report-omit=collectors",
     ]  # fmt: skip
+    # Only the plugins named here: whatever else is installed (hypothesis, anyio, ...) has no
+    # business in a grading run, and loading it triples the start-up time.
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     with guard.grader_files_hidden(level):
         pytest.main(args, plugins=[collector])
     return collector
