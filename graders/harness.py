@@ -21,6 +21,11 @@ CHILD = Path(__file__).resolve().parent / "child"
 REFERENCE = Path(__file__).resolve().parent.parent / "reference"
 MAX_FILE_BYTES = 512 * 1024
 PROGRAM_TIMEOUT = 10.0  # wall seconds per program
+SKIPPED = {
+    "type": "Skipped",
+    "message": "skipped: an earlier program of this test took too long; look for an endless loop",
+    "where": None,
+}
 
 
 @dataclass
@@ -80,7 +85,8 @@ def run_reference(programs: list[list], tests: list[str]) -> list[Outcome]:
 
 
 def run_child(workdir: Path, programs: list[list], tests: list[str], level: str) -> list[Outcome]:
-    """Every program on the submission, restarting the child after each failure.
+    """Every program on the package copied into `workdir` (the submission's, or the
+    reference's), restarting the child after each failure.
 
     `tests` names the test each program belongs to. A crash costs only a restart, so it fails
     just its own program; a time-out costs PROGRAM_TIMEOUT, so once a program of a test hangs,
@@ -108,13 +114,6 @@ def run_child(workdir: Path, programs: list[list], tests: list[str], level: str)
                 hung.add(tests[start])
             start += 1
     return [outcomes[i] for i in range(len(programs))]
-
-
-SKIPPED = {
-    "type": "Skipped",
-    "message": "skipped: an earlier program of this test took too long; look for an endless loop",
-    "where": None,
-}
 
 
 def child_failure(result: sandbox.ChildResult) -> dict:

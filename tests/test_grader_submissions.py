@@ -31,13 +31,13 @@ STRONG = [level for level in sandbox.available_levels() if level != "local"]
 needs_isolation = pytest.mark.skipif(not STRONG, reason="needs the bwrap or user level (run as root)")
 
 
-SECRET = "MINIGRAD_TEST_SECRET=in-the-graders-environment"  # no child may ever read it
+SECRET = {"MINIGRAD_TEST_SECRET": "in-the-graders-environment"}  # no child may ever read it
 
 
 def grade(submission: Path, out: Path, *args: str, seed: int = 7) -> tuple[subprocess.CompletedProcess, dict]:
     run = subprocess.run(
         [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", str(seed), *args],
-        capture_output=True, text=True, timeout=600, env={**os.environ, **dict([SECRET.split("=")])},
+        capture_output=True, text=True, timeout=600, env={**os.environ, **SECRET},
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     return run, json.loads((out / "results.json").read_text())
