@@ -16,6 +16,8 @@ A spec `NAME.json` says which submission it starts from and what it changes:
      "must_not_exist": ["/paths/the/submission/must/not/have/written"],
      "wait_seconds": 4 (how long a detached daemon gets before the grade is re-read),
      "loopback_port": 47613 (a port the test listens on; nobody may connect),
+     "max_seconds": 120 (the grading's execution_time may not exceed it; default 180),
+     "max_result_bytes": 400000 (results.json may not be larger; default 1,000,000),
      "needs_level": "bwrap" (the isolation level that contains this attack)}
 `materialize` writes the real submission folder (holding minigrad/) that a grader sees.
 Every `replace` must match exactly once, so a spec cannot silently stop meaning anything.

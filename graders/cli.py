@@ -3,9 +3,10 @@
     minigrad-grade SUBMISSION --out DIR [--parts value,backward,mlp,checkpoint] [--seed N]
                    [--official] [--isolation auto|bwrap|user|local]
 
-The pipeline: choose an isolation level (self-test) -> pick the seed -> run the hidden suites
-with pytest (reference here, submission in the child) -> write results.json and report.json.
-Exit status 0 whenever a valid grade was written, whatever the score.
+The pipeline: claim a uid of its own for this grading -> choose an isolation level (self-test)
+-> copy the submission safely -> pick the seed -> run the hidden suites with pytest
+(reference in a trusted subprocess, submission in the child) -> write results.json and
+report.json. Exit status 0 whenever a valid grade was written, whatever the score.
 """
 
 from __future__ import annotations
@@ -15,74 +16,121 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
 
-from . import guard, harness, sandbox, selftest
+from . import context, harness, identity, sandbox, selftest, writing
 from .results import Record, gradescope, summary
 
 SUITES = Path(__file__).resolve().parent / "suites"
 PARTS = ("value", "backward", "mlp", "checkpoint")
 GRADESCOPE_RESULTS = Path("/autograder/results")
+MESSAGE_LIMIT = 4000  # characters of one test's message
 
 
 class Collector:
-    """A pytest plugin that keeps each graded test's declared points, part and message."""
+    """A pytest plugin that hands the suites their run and keeps each graded test's record."""
 
-    def __init__(self) -> None:
+    def __init__(self, run: context.GradingRun) -> None:
+        self.run = run
         self.records: list[Record] = []
         self.grader_errors: list[str] = []
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.stash[context.KEY] = self.run
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
         if "points" not in props or (report.when != "call" and not report.failed):
             return
+        message = str(report.longrepr or "")[:MESSAGE_LIMIT]
         if props.get("grader_error"):
-            self.grader_errors.append(f"{report.nodeid}: {report.longrepr}")
+            self.grader_errors.append(f"{report.nodeid}: {message}")
         name = f"{props['part']}: {props['what']} [{report.nodeid.split('[')[-1].rstrip(']')}]"
-        self.records.append(
-            Record(name, props["part"], props["points"], report.passed, str(report.longrepr or ""), props["visibility"])
-        )
+        self.records.append(Record(name, props["part"], props["points"], report.passed, message, props["visibility"]))
 
 
-def choose_level(requested: str, official: bool) -> tuple[str, dict]:
-    """The strongest level whose self-test passes (or the requested one, checked the same way)."""
+def choose_level(requested: str, official: bool, who: identity.Identity | None) -> tuple[sandbox.Isolation, dict, str]:
+    """The strongest level whose self-test passes (or the requested one, checked the same way),
+    with what its probe saw and, when a stronger level failed, why it was passed over."""
     candidates = sandbox.available_levels() if requested == "auto" else [requested]
-    workdir = harness.prepare_workdir(None)
+    if official:
+        candidates = [level for level in candidates if level != "local"]
+    workdir, _ = harness.prepare_workdir(None, who)
+    passed_over = []
     try:
         for level in candidates:
-            if official and level == "local":
-                break
-            with guard.grader_files_hidden(level):
-                seen = selftest.probe(level, workdir)
-            if selftest.passes(level, seen):
-                return level, seen
-            if requested != "auto":
-                raise SystemExit(f"isolation level {level!r} failed its self-test (child could see: {seen})")
+            mounts = sandbox.PROC_MOUNTS if level == "bwrap" else sandbox.PROC_MOUNTS[:1]
+            for proc_mount in mounts:
+                isolation = sandbox.Isolation(level, who, proc_mount)
+                for _ in range(2):  # once more: a self-test may lose a race with a busy machine
+                    seen = selftest.probe(isolation, workdir)
+                    if selftest.passes(level, seen):
+                        return isolation, seen, "; ".join(passed_over)
+            passed_over.append(f"{level} failed its self-test (the child could see: {_visible(seen)})")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    raise SystemExit("official grading needs the bwrap or user level, and neither passed its self-test")
+    if official:
+        raise SystemExit("official grading needs the bwrap or user level, and neither passed its self-test: "
+                         + "; ".join(passed_over))  # fmt: skip
+    raise SystemExit(f"isolation level {requested!r} is not available here: " + "; ".join(passed_over))
 
 
-def run_suites(submission: Path, parts: list[str], seed: int, level: str, out: Path) -> Collector:
-    collector = Collector()
+def _visible(seen: dict[str, bool]) -> str:
+    return ", ".join(key for key, value in seen.items() if value) or "nothing"
+
+
+def run_suites(run: context.GradingRun, parts: list[str], report: Path) -> tuple[Collector, int]:
+    collector = Collector(run)
     args = [
         *(str(SUITES / f"test_{part}.py") for part in parts),
-        f"--submission={submission}", f"--seed={seed}", f"--isolation-level={level}",
         "-c", str(SUITES / "pytest.ini"),
         "-q", "--no-header", "-p", "no:cacheprovider", "--tb=no", "-rN", "--assert=plain",
-        "-p", "pytest_jsonreport.plugin", "--json-report", f"--json-report-file={out / 'report.json'}",
+        "-p", "pytest_jsonreport.plugin", "--json-report", f"--json-report-file={report}",
         "--json-report-omit=collectors",
     ]  # fmt: skip
     # Only the plugins named here: whatever else is installed (hypothesis, anyio, ...) has no
     # business in a grading run, and loading it triples the start-up time.
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    with guard.grader_files_hidden(level):
-        pytest.main(args, plugins=[collector])
-    return collector
+    status = pytest.main(args, plugins=[collector])
+    return collector, status
+
+
+@contextmanager
+def private_tempdir() -> Iterator[Path]:
+    """One folder for every temporary folder of this grading, so that one `rmtree` (even from
+    a signal handler) removes them all. The grading uid may pass through it, not list it."""
+    root = Path(tempfile.mkdtemp(prefix="minigrad-grading-"))
+    root.chmod(0o711)
+    previous, tempfile.tempdir = tempfile.tempdir, str(root)
+    try:
+        yield root
+    finally:
+        tempfile.tempdir = previous
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def stop_cleanly_on_sigterm(who: identity.Identity | None, root: Path) -> None:
+    """On SIGTERM, end the grading's processes, remove its folders and exit with no grade.
+
+    Done here rather than by unwinding: the child runs in a worker thread that an exception
+    in the main thread would not stop."""
+
+    def stop(signum: int, frame: object) -> None:
+        sandbox.kill_running()
+        if who:
+            identity.release(who)
+        shutil.rmtree(root, ignore_errors=True)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,24 +151,35 @@ def main(argv: list[str] | None = None) -> int:
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     if unknown := set(parts) - set(PARTS):
         parser.error(f"unknown parts {sorted(unknown)}; choose from {', '.join(PARTS)}")
-    out.mkdir(parents=True, exist_ok=True)
+    writing.prepare_folder(out)
+    with identity.claimed() if os.geteuid() == 0 else nullcontext(None) as who, private_tempdir() as root:
+        stop_cleanly_on_sigterm(who, root)
+        return grade(args, parts, out, who, root)
 
+
+def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.Identity | None, root: Path) -> int:
     start = time.monotonic()
-    level, seen = choose_level(args.isolation, args.official)
+    isolation, seen, passed_over = choose_level(args.isolation, args.official, who)
     seed = args.seed if args.seed is not None else (secrets.randbelow(2**31) if args.official else 0)
-    collector = run_suites(args.submission.resolve(), parts, seed, level, out)
-    if collector.grader_errors or not collector.records:
-        print("grader error, no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
+    workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
+    collector, status = run_suites(context.GradingRun(isolation, workdir, seed), parts, root / "report.json")
+    if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:
+        print(f"grader error ({status!r}), no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
         return 2
+    level = isolation.level
     header = [
         f"minigrad hidden tests: {args.submission}",
         f"isolation: {level}{'' if level != 'local' else ' (untrusted: not for official grades)'}, seed: {seed}",
+        *([f"note: {passed_over}"] if passed_over else []),
+        *(f"refused: {problem}" for problem in copied.refused),
+        *([] if copied.found else ["no minigrad/ folder found in the submission"]),
     ]
     text = summary(collector.records, header)
     extra = {"seed": seed, "isolation": level, "trusted": level != "local", "official": args.official,
-             "self_test": seen, "parts": parts}  # fmt: skip
+             "self_test": seen, "parts": parts, "limits": who.describe() if who else "rlimits only",
+             "copied": copied.copied, "refused": copied.refused}  # fmt: skip
     results = gradescope(collector.records, time.monotonic() - start, text, extra)
-    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    writing.write_new(out, "report.json", (root / "report.json").read_bytes())
+    writing.write_new(out, "results.json", (json.dumps(results, indent=2) + "\n").encode())
     print(text)
-    os.chmod(out / "results.json", 0o644)
     return 0

@@ -2,6 +2,11 @@
 
 Programs for the whole run go to one child, which answers one line per program; when the
 child dies, hangs or floods, the program it was on fails and a fresh child takes the rest.
+Time is bounded three ways, none of which a submission can stretch: each program has a
+deadline that only its own valid answer ends; each part may lose at most PART_BUDGET seconds
+to programs that never finish (then its programs get SHORT_TIMEOUT each); the whole grading
+has GRADING_BUDGET. A program that times out while the machine starved it (it was not
+computing) is retried once, so a loaded machine does not cost points.
 """
 
 from __future__ import annotations
@@ -9,23 +14,28 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
 import shutil
 import sys
 import tempfile
+import time
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import sandbox
+from . import intake, sandbox
+from .identity import Identity
 
 CHILD = Path(__file__).resolve().parent / "child"
 REFERENCE = Path(__file__).resolve().parent.parent / "reference"
-MAX_FILE_BYTES = 512 * 1024
-PROGRAM_TIMEOUT = 10.0  # wall seconds per program
-SKIPPED = {
-    "type": "Skipped",
-    "message": "skipped: an earlier program of this test took too long; look for an endless loop",
-    "where": None,
-}
+PROGRAM_TIMEOUT = 5.0  # wall seconds per program: room for a machine running a grading per core
+PART_BUDGET = 10.0  # wall seconds a part may lose to programs that never finish
+SHORT_TIMEOUT = 1.0  # per program, once its part's budget is spent
+GRADING_BUDGET = 150.0  # wall seconds for all of one grading's children together
+TEXT_LIMIT = 300  # characters kept of any string the child sends
+DEPTH_LIMIT = 8  # nesting of lists in an answer
+SKIPPED = "skipped: an earlier program of this test took too long; look for an endless loop"
+OUT_OF_TIME = f"skipped: the grading's time budget ({GRADING_BUDGET:.0f} s) was spent; look for endless loops or sleeps"
 
 
 @dataclass
@@ -36,31 +46,36 @@ class Outcome:
     error: dict | None
 
 
-def find_package(submission: Path) -> Path | None:
-    """The `minigrad/` folder: the submission itself or a folder inside it; None if absent,
-    so that every test still runs, fails with the reason, and the maximum stays the same."""
-    submission = submission.resolve()
-    package = submission if submission.name == "minigrad" else submission / "minigrad"
-    return package if package.is_dir() else None
+def failure(message: str, kind: str = "ChildFailure") -> dict:
+    return {"type": kind, "message": message, "where": None}
 
 
-def prepare_workdir(package: Path | None) -> Path:
-    """A private folder with the child runner and a copy of the submission's regular .py files.
+def prepare_workdir(submission: Path | None, identity: Identity | None) -> tuple[Path, intake.Intake]:
+    """A private folder with the child runner and a safe copy of the submission's `.py` files.
 
-    Only `minigrad/*.py` is copied: no links, no other folders, nothing large, so a shipped
-    conftest.py or sitecustomize.py never reaches the child's import path.
+    Only `minigrad/*.py` is copied (see intake.py), so a shipped conftest.py or
+    sitecustomize.py never reaches the child's import path. With an identity the folder is
+    readable by that grading's group alone; without one (a local run), by this user alone.
     """
+    workdir = _workdir_with_runner()
+    copied = intake.copy_package(submission, workdir / "submission" / "minigrad") if submission else intake.Intake()
+    _seal(workdir, identity)
+    return workdir, copied
+
+
+def _workdir_with_runner() -> Path:
     workdir = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
-    target = workdir / "submission" / "minigrad"
-    target.mkdir(parents=True)
-    for source in sorted(package.glob("*.py")) if package else []:
-        if source.is_file() and not source.is_symlink() and source.stat().st_size <= MAX_FILE_BYTES:
-            shutil.copyfile(source, target / source.name)
+    (workdir / "submission" / "minigrad").mkdir(parents=True)
     for source in CHILD.glob("*.py"):
         shutil.copyfile(source, workdir / source.name)
-    for path in [workdir, *workdir.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
     return workdir
+
+
+def _seal(workdir: Path, identity: Identity | None) -> None:
+    for path in [workdir, *workdir.rglob("*")]:
+        if identity:
+            os.chown(path, 0, identity.gid)
+        path.chmod((0o750 if identity else 0o700) if path.is_dir() else (0o640 if identity else 0o600))
 
 
 def reference_module(name: str):
@@ -70,83 +85,125 @@ def reference_module(name: str):
     return importlib.import_module(f"minigrad.{name}")
 
 
-def run_reference(programs: list[list], tests: list[str]) -> list[Outcome]:
+def run_reference(programs: list[list], tests: list[str], parts: list[str]) -> list[Outcome]:
     """The same programs on the reference, in a trusted subprocess run like the child.
 
     Not in this process: `Value._prev` is a set ordered by id(), so with this process's
     randomized memory layout the reference's sums would add up in a different order each
     run, and a replayed grade would differ in the last digits of its expected values.
     """
-    workdir = prepare_workdir(REFERENCE / "minigrad")
+    workdir = _workdir_with_runner()
+    for source in (REFERENCE / "minigrad").glob("*.py"):  # our own files: a plain copy
+        shutil.copyfile(source, workdir / "submission" / "minigrad" / source.name)
+    _seal(workdir, None)
     try:
-        return run_child(workdir, programs, tests, "local")
+        return run_child(workdir, programs, tests, parts, sandbox.Isolation("local"))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def run_child(workdir: Path, programs: list[list], tests: list[str], level: str) -> list[Outcome]:
+def run_child(
+    workdir: Path, programs: list[list], tests: list[str], parts: list[str], isolation: sandbox.Isolation
+) -> list[Outcome]:
     """Every program on the package copied into `workdir` (the submission's, or the
     reference's), restarting the child after each failure.
 
-    `tests` names the test each program belongs to. A crash costs only a restart, so it fails
-    just its own program; a time-out costs PROGRAM_TIMEOUT, so once a program of a test hangs,
-    the rest of that test's programs are skipped instead of each hanging in turn.
+    `tests` and `parts` name the test and part of each program. A crash costs only a restart,
+    so it fails just its own program; once a program of a test times out, the rest of that
+    test is skipped instead of each hanging in turn.
     """
     outcomes: dict[int, Outcome] = {}
     hung: set[str] = set()
+    lost: dict[str, float] = defaultdict(float)
+    retried: set[int] = set()
+    end = time.monotonic() + GRADING_BUDGET
     start = 0
     while start < len(programs):
-        if tests[start] in hung:
-            outcomes[start] = Outcome([], SKIPPED)
+        left = end - time.monotonic()
+        if tests[start] in hung or left <= 0:
+            outcomes[start] = Outcome([], failure(SKIPPED if tests[start] in hung else OUT_OF_TIME, "Skipped"))
             start += 1
             continue
+        timeout = min(PROGRAM_TIMEOUT if lost[parts[start]] < PART_BUDGET else SHORT_TIMEOUT, left)
+        answers = Answers(outcomes, start, len(programs))
         request = json.dumps({"programs": programs, "start": start}).encode()
-        result = sandbox.run(level, workdir, "runner.py", request, PROGRAM_TIMEOUT, per_line=True)
-        for line in result.stdout.split(b"\n")[:-1]:
-            parsed = parse_line(line, len(programs))
-            if parsed is None or parsed[0] != start:
-                break
-            outcomes[start] = parsed[1]
-            start += 1
-        if start < len(programs) and start not in outcomes:
-            outcomes[start] = Outcome([], child_failure(result))
-            if result.timed_out:
-                hung.add(tests[start])
-            start += 1
+        result = sandbox.run(isolation, workdir, "runner.py", request, timeout, answers.accept)
+        start = answers.next
+        if start == len(programs):
+            break
+        if result.timed_out:
+            if not result.spinning and start not in retried:
+                retried.add(start)  # starved by a loaded machine, or asleep: once more
+                continue
+            lost[parts[start]] += timeout
+            hung.add(tests[start])
+        outcomes[start] = Outcome([], child_failure(result, timeout))
+        start += 1
     return [outcomes[i] for i in range(len(programs))]
 
 
-def child_failure(result: sandbox.ChildResult) -> dict:
+class Answers:
+    """Collects a child's answers in order; only the answer to the program due renews its
+    deadline, so stray lines (blank, forged, out of order) buy a hung child no time."""
+
+    def __init__(self, outcomes: dict[int, Outcome], first: int, count: int) -> None:
+        self.outcomes, self.next, self.count = outcomes, first, count
+
+    def accept(self, line: bytes) -> bool:
+        parsed = parse_line(line, self.count)
+        if parsed is None or parsed[0] != self.next:
+            return False
+        self.outcomes[self.next] = parsed[1]
+        self.next += 1
+        return True
+
+
+def child_failure(result: sandbox.ChildResult, timeout: float) -> dict:
     if result.timed_out:
-        reason = f"took too long (over {PROGRAM_TIMEOUT:.0f} s); look for an endless loop"
-    elif result.flooded:
-        reason = "printed far too much output"
-    elif result.returncode and result.returncode < 0:
-        reason = f"the Python process was killed (signal {-result.returncode}); memory or CPU limit exceeded?"
-    else:
-        reason = f"the Python process stopped early (exit code {result.returncode}); does your code call exit()?"
-        tail = result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
-        if tail:
-            reason += f": {tail[0][:200]}"
-    return {"type": "ChildFailure", "message": reason, "where": None}
+        return failure(f"took too long (over {timeout:g} s); look for an endless loop")
+    if result.flooded:
+        return failure("printed far too much output")
+    if result.returncode and result.returncode < 0:
+        return failure(f"the Python process was killed (signal {-result.returncode}); memory or CPU limit exceeded?")
+    reason = f"the Python process stopped early (exit code {result.returncode}); does your code call exit()?"
+    tail = result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+    return failure(reason + (f": {tail[0][:TEXT_LIMIT]}" if tail else ""))
 
 
 def parse_line(line: bytes, count: int) -> tuple[int, Outcome] | None:
-    """Accept exactly {"i": int, "out": list, "error": null|dict}; anything else is garbage."""
+    """Accept exactly {"i": int, "out": list, "error": null|{"type","message","where"}};
+    anything else, however malformed or deep, is garbage. Strings are trimmed here, in the
+    parent: the child is never trusted to trim."""
     try:
         data = json.loads(line, parse_constant=_reject)
-    except ValueError:
+        if not isinstance(data, dict) or set(data) != {"i", "out", "error"}:
+            return None
+        if type(data["i"]) is not int or not 0 <= data["i"] < count or not isinstance(data["out"], list):
+            return None
+        return data["i"], Outcome(clean(data["out"], DEPTH_LIMIT), clean_error(data["error"]))
+    except (ValueError, RecursionError, TypeError):
         return None
-    if not isinstance(data, dict) or set(data) != {"i", "out", "error"}:
+
+
+def clean(value: object, depth: int) -> object:
+    """The answer with every string trimmed; nesting deeper than `depth` is garbage."""
+    if isinstance(value, list):
+        if depth == 0:
+            raise ValueError("nested too deep")
+        return [clean(v, depth - 1) for v in value]
+    if isinstance(value, dict):
+        return {str(k)[:TEXT_LIMIT]: clean(v, depth - 1) for k, v in value.items()} if depth else {}
+    return value[:TEXT_LIMIT] if isinstance(value, str) else value
+
+
+def clean_error(error: object) -> dict | None:
+    if error is None:
         return None
-    if type(data["i"]) is not int or not 0 <= data["i"] < count or not isinstance(data["out"], list):
-        return None
-    error = data["error"]
-    if error is not None and not (
-        isinstance(error, dict) and all(isinstance(v, (str, type(None))) for v in error.values())
-    ):
-        return None
-    return data["i"], Outcome(data["out"], error)
+    if not isinstance(error, dict) or set(error) != {"type", "message", "where"}:
+        raise ValueError("malformed error")
+    if not all(isinstance(v, (str, type(None))) for v in error.values()):
+        raise ValueError("malformed error")
+    return {k: v if v is None else v[:TEXT_LIMIT] for k, v in error.items()}
 
 
 def _reject(token: str):

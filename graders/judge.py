@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .cases import Case, Program
-from .harness import Outcome, close
+from .harness import TEXT_LIMIT, Outcome, close
 
 
 class GradeFailure(AssertionError):
@@ -18,6 +18,12 @@ def _inputs(case: Case, program: Program) -> str:
     if case.secret:
         return "(hidden)"
     return ", ".join(f"{k} = {v!r}" for k, v in program.inputs.items()) or "(none)"
+
+
+def _shown(got: object) -> str:
+    """What the child sent, as the student reads it: trimmed, however large it was."""
+    text = repr(got)
+    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + " ..."
 
 
 def _where(error: dict) -> str:
@@ -61,6 +67,6 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
                     f"    while running: {program.shown}\n"
                     f"    inputs:   {_inputs(case, program)}\n"
                     f"    expected: {expected}\n"
-                    f"    got:      {g!r}\n"
+                    f"    got:      {_shown(g)}\n"
                     f"    hint:     {case.hint}"
                 )

@@ -2,18 +2,19 @@
 
 Levels, strongest first (DESIGN §5):
   bwrap  bubblewrap namespaces: no network, own PID namespace, read-only system, only the
-         submission and the child runner visible, empty environment; started as an
-         unprivileged user so process limits hold.
-  user   no namespaces, but the child runs as `nobody` on a private copy of the files.
+         child's work folder visible, empty environment, every tmpfs sized; started under
+         the grading's own uid, so process limits hold.
+  user   no namespaces: the child runs under the grading's own uid, on a work folder only
+         that uid's group can read; nothing hidden is readable by other users.
   local  a plain subprocess as the current user: for a student's own machine, untrusted.
-Every child gets resource limits, a wall timeout and a bounded read of its output.
+Every child joins the grading's cgroup (where there is one), gets resource limits, a wall
+deadline that only a valid answer renews, and a bounded read of its output.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-import pwd
 import resource
 import selectors
 import shutil
@@ -21,23 +22,31 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from .identity import Identity, kill_processes
 
 LEVELS = ("bwrap", "user", "local")
 ADDR_NO_RANDOMIZE = 0x0040000  # personality(2) flag
 FIXED_HASH = ("PYTHONHASHSEED", "0")  # string hashes, and so set orders, the same every run
-SANDBOX_USER = "nobody"
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # threads count as processes
 OUTPUT_LIMIT = 4 * 1024 * 1024  # bytes of stdout read before the child is stopped
+LINE_LIMIT = 1024 * 1024  # one answer line; a longer one is garbage, not parsed
 STDERR_LIMIT = 64 * 1024
+TMPFS_BYTES = 16 * 1024 * 1024  # each of the sandbox's /tmp and /dev/shm
 LIMITS = {
     resource.RLIMIT_CPU: 60,  # seconds of CPU per child
-    resource.RLIMIT_AS: 1024 * 1024 * 1024,  # 1 GiB of address space
-    resource.RLIMIT_NPROC: 32,
+    resource.RLIMIT_AS: 1024 * 1024 * 1024,  # 1 GiB of address space per process
+    resource.RLIMIT_NPROC: 8,  # per grading uid: 8 x 1 GiB bounds a grading without a cgroup
     resource.RLIMIT_FSIZE: 1024 * 1024,  # no file larger than 1 MiB
     resource.RLIMIT_NOFILE: 64,
     resource.RLIMIT_CORE: 0,
 }
+RUNNING: set[int] = set()  # process groups of the children running now, for an abrupt stop
+# Docker (Gradescope) may refuse a fresh /proc; binding the container's own is the fallback.
+PROC_MOUNTS = (("--proc", "/proc"), ("--bind", "/proc", "/proc"))
 
 
 @dataclass
@@ -48,10 +57,11 @@ class ChildResult:
     timed_out: bool
     flooded: bool
     seconds: float
+    spinning: bool = False  # at the time-out, the child was busy computing (not starved or asleep)
 
 
 def python_for(level: str) -> str:
-    """The interpreter the child runs: one the sandbox user can read, stdlib only (`-I -S`)."""
+    """The interpreter the child runs: one the grading uid can read (`-I -S`: no site, no env)."""
     if level == "local":
         return sys.executable
     for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):
@@ -81,31 +91,30 @@ def available_levels() -> list[str]:
     return levels
 
 
-def _sandbox_ids() -> tuple[int, int]:
-    entry = pwd.getpwnam(SANDBOX_USER)
-    return entry.pw_uid, entry.pw_gid
-
-
-def _preexec(level: str):
-    """Runs in the child between fork and exec: new session, limits, then drop privileges."""
-    uid_gid = _sandbox_ids() if level in ("bwrap", "user") else None
+def _preexec(identity: Identity | None):
+    """Runs in the child between fork and exec: new session, cgroup, limits, then the uid."""
+    procs_files = identity.limits.procs_files() if identity and identity.limits else []
 
     def setup() -> None:
         os.setsid()
+        for procs in procs_files:
+            fd = os.open(procs, os.O_WRONLY)
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
         # Same memory layout every run: set iteration order over Values follows id(), so a
         # buggy, order-dependent submission then gets the same score every time it is graded.
         ctypes.CDLL(None).personality(ADDR_NO_RANDOMIZE)
         for limit, value in LIMITS.items():
             resource.setrlimit(limit, (value, value))
-        if uid_gid:
+        if identity:
             os.setgroups([])
-            os.setgid(uid_gid[1])
-            os.setuid(uid_gid[0])
+            os.setgid(identity.gid)
+            os.setuid(identity.uid)
 
     return setup
 
 
-def command(level: str, workdir: Path, script: str) -> list[str]:
+def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] = PROC_MOUNTS[0]) -> list[str]:
     """The argv that runs `workdir/script` at `level`; `workdir` holds runner and submission."""
     python = python_for(level)
     if level != "bwrap":
@@ -114,42 +123,76 @@ def command(level: str, workdir: Path, script: str) -> list[str]:
     python_home = Path(python).resolve().parent.parent
     if not str(python_home).startswith("/usr"):
         system += ["--ro-bind", str(python_home), str(python_home)]
+    size = str(TMPFS_BYTES)
     return [
         "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--setenv", *FIXED_HASH,
+        *(arg for name, value in ONE_THREAD.items() for arg in ("--setenv", name, value)),
         *system,
         "--ro-bind", str(workdir), "/sandbox",
-        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp",
+        *proc_mount, "--dev", "/dev", "--remount-ro", "/dev", "--size", size, "--tmpfs", "/dev/shm",
+        "--size", size, "--tmpfs", "/tmp", "--chdir", "/tmp",
         python, "-I", "-S", f"/sandbox/{script}",
     ]  # fmt: skip
 
 
-def run(level: str, workdir: Path, script: str, stdin: bytes, timeout: float, per_line: bool = False) -> ChildResult:
-    """Run the child, feed it `stdin`, and read at most OUTPUT_LIMIT bytes within `timeout`.
+@dataclass(frozen=True)
+class Isolation:
+    """How to run a child: the level, the grading's identity (None: as this user), and for
+    bwrap the way /proc is mounted (chosen by the self-test)."""
 
-    With `per_line`, the timeout restarts at every complete line the child prints, so a
-    child answering many questions gets `timeout` seconds for each.
+    level: str
+    identity: Identity | None = None
+    proc_mount: tuple[str, ...] = PROC_MOUNTS[0]
+
+    @property
+    def runs_as(self) -> Identity | None:
+        return self.identity if self.level != "local" else None
+
+
+def run(
+    isolation: Isolation,
+    workdir: Path,
+    script: str,
+    stdin: bytes,
+    timeout: float,
+    accept: Callable[[bytes], bool] | None = None,
+) -> ChildResult:
+    """Run the child, feed it `stdin`, and read at most OUTPUT_LIMIT bytes.
+
+    The child has `timeout` seconds; with `accept`, every complete line it prints is shown to
+    `accept`, and only a line it accepts (a valid answer) gives the child `timeout` more.
     """
-    env = dict([FIXED_HASH])
-    if level == "local":
+    env = dict([FIXED_HASH], **ONE_THREAD)
+    if isolation.level == "local":
         env.update(PATH=os.environ.get("PATH", ""), LANG="C.UTF-8")
+    identity = isolation.runs_as
     start = time.monotonic()
-    proc = subprocess.Popen(
-        command(level, workdir, script),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=workdir, env=env, preexec_fn=_preexec(level), close_fds=True,
-    )  # fmt: skip
+    try:
+        proc = subprocess.Popen(
+            command(isolation.level, workdir, script, isolation.proc_mount),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=workdir, env=env, preexec_fn=_preexec(identity), close_fds=True,
+        )  # fmt: skip
+    except OSError as exc:  # e.g. the uid's process limit, held by its own earlier children
+        return ChildResult(b"", f"could not start: {exc}".encode(), None, False, False, 0.0)
+    RUNNING.add(proc.pid)
     try:
         proc.stdin.write(stdin)
         proc.stdin.close()
     except BrokenPipeError:
         pass
-    out, err, timed_out, flooded = _read_bounded(proc, timeout, per_line)
-    _stop(proc, level)
-    return ChildResult(bytes(out), bytes(err), proc.returncode, timed_out, flooded, time.monotonic() - start)
+    out, err, timed_out, flooded = _read_bounded(proc, timeout, accept)
+    spinning = timed_out and _busy(proc, identity)
+    _stop(proc, identity)
+    RUNNING.discard(proc.pid)
+    return ChildResult(bytes(out), bytes(err), proc.returncode, timed_out, flooded, time.monotonic() - start, spinning)
 
 
-def _read_bounded(proc: subprocess.Popen, timeout: float, per_line: bool) -> tuple[bytearray, bytearray, bool, bool]:
+def _read_bounded(
+    proc: subprocess.Popen, timeout: float, accept: Callable[[bytes], bool] | None
+) -> tuple[bytearray, bytearray, bool, bool]:
     out, err = bytearray(), bytearray()
+    line_start = 0
     deadline = time.monotonic() + timeout
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ, out)
@@ -165,14 +208,18 @@ def _read_bounded(proc: subprocess.Popen, timeout: float, per_line: bool) -> tup
                 selector.unregister(key.fileobj)
                 open_streams -= 1
                 continue
-            buffer = key.data
-            if buffer is out and len(out) + len(chunk) > OUTPUT_LIMIT:
-                return out, err, False, True
-            if buffer is err and len(err) >= STDERR_LIMIT:
+            if key.data is err:
+                err.extend(chunk[: max(0, STDERR_LIMIT - len(err))])
                 continue
-            buffer.extend(chunk)
-            if per_line and buffer is out and b"\n" in chunk:
-                deadline = time.monotonic() + timeout
+            if len(out) + len(chunk) > OUTPUT_LIMIT:
+                return out, err, False, True
+            out.extend(chunk)
+            while (end := out.find(b"\n", line_start)) != -1:
+                if accept is not None and accept(bytes(out[line_start:end])):
+                    deadline = time.monotonic() + timeout
+                line_start = end + 1
+            if len(out) - line_start > LINE_LIMIT:
+                return out, err, False, True
     try:
         proc.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
@@ -180,8 +227,42 @@ def _read_bounded(proc: subprocess.Popen, timeout: float, per_line: bool) -> tup
     return out, err, False, False
 
 
-def _stop(proc: subprocess.Popen, level: str) -> None:
-    """Kill the child's whole session and, as the sandbox user, anything that escaped it."""
+def cpu_seconds(identity: Identity | None, session: int) -> float:
+    """CPU time used so far by the grading's uid (or, at the local level, the child's session)."""
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if identity and entry.stat().st_uid != identity.uid:
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        if identity or int(fields[3]) == session:
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _busy(proc: subprocess.Popen, identity: Identity | None, window: float = 0.3) -> bool:
+    """Whether the timed-out child is computing (an endless loop) rather than starved by a
+    loaded machine or asleep: it must use at least half of a short window's CPU."""
+    before = cpu_seconds(identity, proc.pid)
+    time.sleep(window)
+    return cpu_seconds(identity, proc.pid) - before >= window / 2
+
+
+def kill_running() -> None:
+    """SIGKILL every child this process has running, trusted reference runs included."""
+    for group in list(RUNNING):
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _stop(proc: subprocess.Popen, identity: Identity | None) -> None:
+    """Kill the child's whole session and, with an identity, anything of its uid that escaped."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -189,22 +270,5 @@ def _stop(proc: subprocess.Popen, level: str) -> None:
     proc.wait()
     for stream in (proc.stdout, proc.stderr):
         stream.close()
-    if level == "user":
-        kill_user_processes(_sandbox_ids()[0])
-
-
-def kill_user_processes(uid: int) -> None:
-    """SIGKILL every process owned by `uid` (setsid daemons leave the process group)."""
-    for _ in range(3):
-        found = False
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    if entry.stat().st_uid == uid:
-                        os.kill(int(entry.name), signal.SIGKILL)
-                        found = True
-                except (FileNotFoundError, ProcessLookupError, PermissionError):
-                    continue
-        if not found:
-            return
-        time.sleep(0.05)
+    if identity:
+        kill_processes(identity.uid)

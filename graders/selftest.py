@@ -43,10 +43,10 @@ def planted_canaries():
             os.environ[ENV_KEY] = old
 
 
-def probe(level: str, workdir: Path) -> dict[str, bool]:
-    """What a child at `level` could see; a probe that does not answer counts as seeing all."""
+def probe(isolation: sandbox.Isolation, workdir: Path) -> dict[str, bool]:
+    """What a child run this way could see; a probe that does not answer counts as seeing all."""
     with planted_canaries() as request:
-        result = sandbox.run(level, workdir, "probe.py", json.dumps(request).encode(), timeout=10)
+        result = sandbox.run(isolation, workdir, "probe.py", json.dumps(request).encode(), timeout=10)
     try:
         seen = json.loads(result.stdout)
         return {key: seen[key] is not False for key in ("network", "canary", "environ")}

@@ -2,34 +2,26 @@
 
 Each test function is parametrized by `@cases(make)`, where `make(rng)` returns the test's
 `Case`s (a fixed number, so totals never depend on the seed). Before the first test runs,
-every collected case is run on the reference (here) and on the submission (in the child).
+every collected case is run on the reference (a trusted subprocess) and on the submission (the
+child), side by side.
 """
 
 from __future__ import annotations
 
 import random
-import shutil
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
-from graders import harness
+from graders import context, harness
 from graders.cases import MAKER
 from graders.judge import GraderError, judge
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("minigrad grading")
-    group.addoption("--submission", help="folder holding minigrad/")
-    group.addoption("--seed", type=int, default=0)
-    group.addoption("--isolation-level", default="local")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     make = getattr(metafunc.function, MAKER, None)
     if make is not None:
-        rng = random.Random(f"{metafunc.config.getoption('--seed')}/{metafunc.function.__name__}")
+        rng = random.Random(f"{metafunc.config.stash[context.KEY].seed}/{metafunc.function.__name__}")
         built = make(rng)
         metafunc.parametrize("case", built, ids=[c.id for c in built])
 
@@ -48,13 +40,12 @@ def _run_everything(config: pytest.Config) -> dict:
     all_cases = config.stash[ALL_CASES]
     programs = [p.steps for _, c in all_cases for p in c.programs]
     tests = [test for test, c in all_cases for _ in c.programs]
-    workdir = harness.prepare_workdir(harness.find_package(Path(config.getoption("--submission"))))
-    level = config.getoption("--isolation-level")
+    parts = [c.part for _, c in all_cases for _ in c.programs]
+    run = config.stash[context.KEY]
     with ThreadPoolExecutor(max_workers=1) as pool:  # the child and the reference run side by side
-        child = pool.submit(harness.run_child, workdir, programs, tests, level)
-        reference = harness.run_reference(programs, tests)
+        child = pool.submit(harness.run_child, run.workdir, programs, tests, parts, run.isolation)
+        reference = harness.run_reference(programs, tests, parts)
         submission = child.result()
-    shutil.rmtree(workdir, ignore_errors=True)
     outcomes, position = {}, 0
     for _, c in all_cases:
         n = len(c.programs)
@@ -67,10 +58,16 @@ def _run_everything(config: pytest.Config) -> dict:
 def grade(request: pytest.FixtureRequest):
     config = request.config
     if OUTCOMES not in config.stash:
-        config.stash[OUTCOMES] = _run_everything(config)
+        try:
+            config.stash[OUTCOMES] = _run_everything(config)
+        except Exception as exc:  # noqa: BLE001 - a grader fault: said once, never retried per test
+            config.stash[OUTCOMES] = GraderError(f"the grading run failed: {exc!r}")
+    outcomes = config.stash[OUTCOMES]
 
     def check(case) -> None:
-        judge(case, *config.stash[OUTCOMES][id(case)])
+        if isinstance(outcomes, GraderError):
+            raise outcomes
+        judge(case, *outcomes[id(case)])
 
     return check
 

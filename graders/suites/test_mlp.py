@@ -115,32 +115,26 @@ def trajectory_cases(rng) -> list[Case]:
     return [Case("trajectory", "mlp", "a 10-step training trajectory", hint, [p], points=3.0)]
 
 
-MILESTONE = {"train": 24, "test": 60, "hidden": 8, "steps": 40, "lr": 0.3, "accuracy": 0.85}
+MILESTONE = {"train": 24, "test": 60, "hidden": 8, "steps": 40, "lr": 0.3}
 
 
 def milestone_cases(rng) -> list[Case]:
-    """Fixed data and weights (not the grading seed), so the bar is the same for everyone."""
+    """Data and weights drawn from the grading seed, and the scores compared with the
+    reference's own training run: a model that only memorises the training points (or any
+    shortcut around backpropagation) cannot predict the reference's scores on new points."""
     datasets = reference_module("datasets")
-    xs, ys = datasets.two_moons(MILESTONE["train"], noise=0.1, seed=0)
-    test_xs, test_ys = datasets.two_moons(MILESTONE["test"], noise=0.1, seed=1)
+    xs, ys = datasets.two_moons(MILESTONE["train"], noise=0.1, seed=rng.randrange(2**31))
+    test_xs, _ = datasets.two_moons(MILESTONE["test"], noise=0.1, seed=rng.randrange(2**31))
     p = Program(shown=f"train MLP(2, [8, 1]) on two moons with hinge_loss for {MILESTONE['steps']} steps, "
-                      f"then classify {MILESTONE['test']} new points")  # fmt: skip
-    model(p, __import__("random").Random(0), 2, [MILESTONE["hidden"], 1])
+                      f"then score {MILESTONE['test']} new points")  # fmt: skip
+    model(p, rng, 2, [MILESTONE["hidden"], 1])
     p.add("train", "h", "m", xs, ys, "hinge_loss", MILESTONE["lr"], MILESTONE["steps"])
-    p.add("unpack", "h", [])
+    p.read("floats", "h", "the loss of each training step")
     for i, x in enumerate(test_xs):
         p.add("call", f"t{i}", "m", x)
-        p.read("data", f"t{i}", f"score of test point {i}")
-
-    def accurate(got: list, want: list) -> str | None:
-        right = sum(isinstance(s, (int, float)) and (s > 0) == (y > 0) for s, y in zip(got, test_ys))
-        accuracy = right / len(test_ys)
-        if len(got) != len(test_ys) or accuracy < MILESTONE["accuracy"]:
-            return f"accuracy on new points {accuracy:.0%}, needed {MILESTONE['accuracy']:.0%}"
-        return None
-
+        p.read("data", f"t{i}", f"score of new point {i} after training")
     hint = "if the loss does not fall, check SGD.step's sign and that train zeroes gradients every step"
-    return [Case("two-moons", "mlp", "the two-moons milestone", hint, [p], check=accurate, points=4.0)]
+    return [Case("two-moons", "mlp", "the two-moons milestone", hint, [p], points=4.0, rtol=1e-5, atol=1e-7)]
 
 
 @cases(forward_cases)

@@ -1,0 +1,24 @@
+"""What the grading command hands the hidden suites' plugin for one run.
+
+The command, not the suites, decides how the child runs (level, uid, cgroup) and makes the
+safe copy of the submission; the suites' plugin reads this from the pytest config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .sandbox import Isolation
+
+
+@dataclass(frozen=True)
+class GradingRun:
+    isolation: Isolation
+    workdir: Path  # the child's folder: runner plus the copied submission
+    seed: int
+
+
+KEY = pytest.StashKey[GradingRun]()

@@ -1,0 +1,131 @@
+"""One identity per grading: a uid of its own, so two gradings on one machine never meet.
+
+Every child of one grading runs as a uid drawn from a reserved range that no account uses.
+Process limits (`RLIMIT_NPROC` counts a uid's processes), the final sweep (kill that uid's
+processes, delete that uid's files) and `/proc` access (a process may only inspect or signal
+its own uid's processes) then apply to that grading alone: a student holding idle processes,
+or signalling everything it can see, reaches nobody else's grading.
+
+A uid is claimed by holding an exclusive `flock` on a root-only lock file for the life of the
+grading; the kernel drops the lock when the grader exits, however it exits, so a crashed
+grading never keeps its uid. Whatever a crashed grading left behind is swept when its uid is
+claimed again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import shutil
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import cgroup, guard
+from .processes import kill_until_gone
+
+FIRST_UID = 1_870_000_000  # far above any account, below the 32-bit "no uid" values
+UID_COUNT = 100_000
+LOCKS = Path("/run/minigrad-uids")
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # where a uid can leave files
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a grading's children run as, and the cgroup that bounds them (None: rlimits only)."""
+
+    uid: int
+    limits: cgroup.Limits | None
+
+    @property
+    def gid(self) -> int:
+        return self.uid
+
+    def describe(self) -> str:
+        return self.limits.describe() if self.limits else cgroup.RLIMITS_ONLY
+
+
+@contextmanager
+def claimed() -> Iterator[Identity]:
+    """A fresh uid (and cgroup, where the machine allows one) for one grading, swept afterwards.
+
+    Before any grading uid runs, the project (hidden suites, reference) is closed to other
+    users: from now on there are other users, and they must never read it.
+    """
+    guard.close_to_others(guard.ROOT)
+    LOCKS.mkdir(mode=0o700, exist_ok=True)
+    lock, uid = _claim_uid()
+    claimed = Identity(uid, None)
+    try:
+        sweep(uid)
+        claimed = Identity(uid, cgroup.create(uid))
+        yield claimed
+    finally:
+        release(claimed)
+        os.close(lock)
+
+
+def release(identity: Identity) -> None:
+    """End everything the grading left: its processes, its cgroup, its files."""
+    if identity.limits:
+        identity.limits.kill_and_remove()
+    sweep(identity.uid)
+
+
+def _claim_uid() -> tuple[int, int]:
+    start = random.SystemRandom().randrange(UID_COUNT)
+    for offset in range(UID_COUNT):
+        uid = FIRST_UID + (start + offset) % UID_COUNT
+        fd = os.open(LOCKS / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd, uid
+        except BlockingIOError:
+            os.close(fd)
+    raise RuntimeError("every grading uid is in use")
+
+
+def sweep(uid: int) -> None:
+    """Kill every process of `uid` and delete every file it owns where it could write."""
+    kill_processes(uid)
+    for top in SHARED_WRITABLE:
+        remove_owned(Path(top), uid)
+
+
+def processes(uid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    found.append(int(entry.name))
+            except FileNotFoundError:
+                continue
+    return found
+
+
+def kill_processes(uid: int) -> None:
+    kill_until_gone(lambda: processes(uid))
+
+
+def remove_owned(top: Path, uid: int) -> None:
+    """Delete what `uid` owns under `top`, without following links; others' files stay."""
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if info.st_uid == uid:
+            if stat.S_ISDIR(info.st_mode):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                Path(entry.path).unlink(missing_ok=True)
+        elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
+            remove_owned(Path(entry.path), uid)  # only a world-writable folder can hold its files
