@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import socket
 import subprocess
 import sys
@@ -23,44 +22,11 @@ import pytest
 from course.submissions import expected_scores, load, materialize
 from graders import sandbox
 
-ROOT = Path(__file__).resolve().parent.parent
+from grading import ROOT, STRONG, grade, leftover_processes, needs_isolation, part_scores
+
 SPECS = sorted((ROOT / "tests" / "submissions").glob("*.json")) + sorted(
     (ROOT / "examples" / "submissions").glob("*.json")
 )
-STRONG = [level for level in sandbox.available_levels() if level != "local"]
-needs_isolation = pytest.mark.skipif(not STRONG, reason="needs the bwrap or user level (run as root)")
-
-
-SECRET = {"MINIGRAD_TEST_SECRET": "in-the-graders-environment"}  # no child may ever read it
-
-
-def grade(submission: Path, out: Path, *args: str, seed: int = 7) -> tuple[subprocess.CompletedProcess, dict]:
-    run = subprocess.run(
-        [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", str(seed), *args],
-        capture_output=True, text=True, timeout=600, env={**os.environ, **SECRET},
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run, json.loads((out / "results.json").read_text())
-
-
-def part_scores(results: dict) -> dict[str, float]:
-    scores: dict[str, float] = {}
-    for test in results["tests"]:
-        scores[test["tags"][0]] = scores.get(test["tags"][0], 0.0) + test["score"]
-    return scores
-
-
-def sandbox_processes() -> list[str]:
-    """Live processes of the sandbox user (zombies are dead, waiting for init to reap them)."""
-    uid = pwd.getpwnam(sandbox.SANDBOX_USER).pw_uid
-    return [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _alive_and_owned(p, uid)]
-
-
-def _alive_and_owned(path: Path, uid: int) -> bool:
-    try:
-        return path.stat().st_uid == uid and (path / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):
-        return False
 
 
 @contextmanager
@@ -89,6 +55,8 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     written = (tmp_path / "out" / "results.json").read_bytes()
 
     assert part_scores(results) == pytest.approx(expected_scores(spec), abs=1e-9)
+    assert results["execution_time"] <= data.get("max_seconds", 180)
+    assert len(written) <= data.get("max_result_bytes", 1_000_000)
     assert results["score"] == pytest.approx(sum(expected_scores(spec).values()), abs=1e-9)
     failures = "\n".join(t["output"] for t in results["tests"])
     for words in data.get("messages", []):
@@ -100,7 +68,7 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
         assert not Path(path).exists(), f"the submission managed to write {path}"
     time.sleep(float(data.get("wait_seconds", 0)))  # a detached daemon would strike now
     assert (tmp_path / "out" / "results.json").read_bytes() == written
-    assert sandbox_processes() == []
+    assert leftover_processes() == []
 
 
 @pytest.mark.parametrize("level", sandbox.LEVELS)

@@ -1,16 +1,21 @@
 """The self-test must really see what a weak level exposes, or its passing proves nothing."""
 
+import shutil
+
 import pytest
 
-from graders import guard, harness, sandbox, selftest
+from graders import harness, identity, sandbox, selftest
 
 
 def probe(level: str) -> dict[str, bool]:
     if level not in sandbox.available_levels():
         pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
-    workdir = harness.prepare_workdir(None)
-    with guard.grader_files_hidden(level):
-        return selftest.probe(level, workdir)
+    with identity.claimed() as who:
+        workdir, _ = harness.prepare_workdir(None, who)
+        try:
+            return selftest.probe(sandbox.Isolation(level, who), workdir)
+        finally:
+            shutil.rmtree(workdir)
 
 
 def test_local_child_sees_the_network_and_the_canary_file():

@@ -1,0 +1,309 @@
+"""Hardening that specimens alone cannot show: linked and special files, gradings running at
+the same time, a planted output folder, a starved child, and the sandbox's own bounds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from course.submissions import materialize
+from graders import cgroup, harness, identity, intake, sandbox
+
+from grading import ROOT, STRONG, grade, grader_tmp, leftover_processes, needs_isolation, part_scores
+
+SPECS = ROOT / "tests" / "submissions"
+REFERENCE = ROOT / "reference" / "minigrad"
+FULL = 86.5
+
+
+def correct(tmp_path: Path) -> Path:
+    return materialize(SPECS / "correct.json", tmp_path / "correct")
+
+
+def linked(tmp_path: Path, how: str) -> Path:
+    """A submission that reaches the reference through a link of kind `how`."""
+    submission = tmp_path / "linked"
+    submission.mkdir()
+    package = submission / "minigrad"
+    if how == "absolute symlink":
+        package.symlink_to(REFERENCE)
+    elif how == "relative symlink":
+        package.symlink_to(os.path.relpath(REFERENCE, submission))
+    else:
+        package.mkdir()
+        for source in REFERENCE.glob("*.py"):
+            if how == "hard links":
+                os.link(source, package / source.name)
+            else:
+                (package / source.name).symlink_to(source)
+    return submission
+
+
+REFUSED = {
+    "absolute symlink": "minigrad/: a symbolic link, not a folder; upload the files themselves",
+    "relative symlink": "minigrad/: a symbolic link, not a folder; upload the files themselves",
+    "hard links": "minigrad/engine.py: a hard link to another file; not graded",
+    "file symlinks": "minigrad/engine.py: a symbolic link or unreadable; not graded",
+}
+
+
+@needs_isolation
+@pytest.mark.parametrize("how", ["absolute symlink", "relative symlink", "hard links", "file symlinks"])
+def test_a_link_to_the_reference_scores_nothing(how: str, tmp_path: Path) -> None:
+    _, results = grade(linked(tmp_path, how), tmp_path / "out", "--official")
+    assert results["score"] == 0 and results["max_score"] == FULL
+    assert f"refused: {REFUSED[how]}" in results["output"]
+    assert REFUSED[how] in results["extra_data"]["refused"]
+
+
+@needs_isolation
+def test_fifo_and_device_are_refused_and_the_rest_is_graded(tmp_path: Path) -> None:
+    submission = correct(tmp_path)
+    os.mkfifo(submission / "minigrad" / "pipe.py")
+    os.mknod(submission / "minigrad" / "zero.py", 0o644 | 0o020000, os.makedev(1, 5))  # /dev/zero
+    _, results = grade(submission, tmp_path / "out", "--parts", "value")
+    assert results["score"] == 28
+    assert set(results["extra_data"]["refused"]) == {
+        "minigrad/pipe.py: not a regular file; not graded",
+        "minigrad/zero.py: not a regular file; not graded",
+    }
+
+
+def test_the_copy_is_capped_in_files_and_bytes(tmp_path: Path) -> None:
+    submission = correct(tmp_path)
+    for i in range(2000):
+        with open(submission / "minigrad" / f"pad{i:04}.py", "wb") as sparse:
+            sparse.truncate(intake.MAX_FILE_BYTES)  # 1 GB in all, none of it on disk
+    target = tmp_path / "copy"
+    target.mkdir()
+    copied = intake.copy_package(submission, target)
+    total = sum(path.stat().st_size for path in target.iterdir())
+    assert len(copied.copied) <= intake.MAX_FILES and total <= intake.MAX_TOTAL_BYTES
+    assert "engine.py" in copied.copied and "nn.py" in copied.copied
+    assert copied.refused == [f"minigrad/pad{len(copied.copied) - 7:04}.py: the package is over 4 MiB"]
+
+
+def test_a_missing_package_is_said_plainly(tmp_path: Path) -> None:
+    _, results = grade(tmp_path, tmp_path / "out", "--parts", "checkpoint", "--isolation", "local")
+    assert results["score"] == 0 and "no minigrad/ folder found in the submission" in results["output"]
+
+
+def start_grading(spec: str, tmp_path: Path, *args: str) -> subprocess.Popen:
+    submission = materialize(SPECS / f"{spec}.json", tmp_path / spec)
+    out = tmp_path / f"out-{spec}"
+    return subprocess.Popen(
+        [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", "7", *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def finished(grading: subprocess.Popen, out: Path) -> dict:
+    assert grading.wait(timeout=300) == 0, grading.stderr.read().decode()[-2000:]
+    return json.loads((out / "results.json").read_text())
+
+
+@needs_isolation
+def test_processes_held_by_one_grading_cannot_downgrade_another(tmp_path: Path) -> None:
+    holder = start_grading("attack-hold-processes", tmp_path)
+    time.sleep(2)  # its children are holding processes by now
+    _, results = grade(correct(tmp_path), tmp_path / "out", "--official")
+    assert results["score"] == FULL and results["extra_data"]["isolation"] == STRONG[0]
+    assert part_scores(finished(holder, tmp_path / "out-attack-hold-processes")) == {
+        "value": 28, "backward": 4, "mlp": 0, "checkpoint": 8,
+    }  # fmt: skip
+    assert leftover_processes() == []
+
+
+@pytest.mark.skipif("user" not in sandbox.available_levels(), reason="the user level needs root")
+def test_user_level_gradings_at_once_cannot_stop_or_read_each_other(tmp_path: Path) -> None:
+    attackers = [start_grading("attack-signal-everyone", tmp_path / str(i), "--isolation", "user") for i in range(2)]
+    _, results = grade(correct(tmp_path), tmp_path / "out", "--isolation", "user")
+    assert results["score"] == FULL
+    for i, attacker in enumerate(attackers):
+        assert part_scores(finished(attacker, tmp_path / str(i) / "out-attack-signal-everyone"))["value"] == 28
+    assert leftover_processes() == []
+
+
+@needs_isolation
+def test_a_planted_link_in_the_output_folder_is_replaced_not_followed(tmp_path: Path) -> None:
+    target = tmp_path / "precious"
+    target.write_text("keep me")
+    target.chmod(0o600)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").symlink_to(target)
+    (out / "report.json").symlink_to(target)
+    _, results = grade(correct(tmp_path), out, "--parts", "checkpoint")
+    assert results["score"] == 9
+    assert target.read_text() == "keep me" and target.stat().st_mode & 0o777 == 0o600
+    assert not (out / "results.json").is_symlink() and not (out / "report.json").is_symlink()
+
+
+def child_processes_of_gradings() -> list[int]:
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit()
+        and identity.FIRST_UID <= _owner(entry) < identity.FIRST_UID + identity.UID_COUNT
+        and b"runner.py" in _cmdline(entry)
+    ]
+
+
+def _owner(entry: Path) -> int:
+    try:
+        return entry.stat().st_uid
+    except FileNotFoundError:
+        return -1
+
+
+def _cmdline(entry: Path) -> bytes:
+    try:
+        return (entry / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+@needs_isolation
+def test_a_child_starved_past_its_deadline_is_retried_not_failed(tmp_path: Path) -> None:
+    """Stopping the child stands in for a machine too loaded to run it: the program times
+    out, the child used no CPU, so the program is run again instead of costing points."""
+    stopped: list[int] = []
+
+    def starve_once() -> None:
+        deadline = time.monotonic() + 60
+        while not stopped and time.monotonic() < deadline:
+            for pid in child_processes_of_gradings():
+                os.kill(pid, signal.SIGSTOP)
+                stopped.append(pid)
+                break
+            time.sleep(0.01)
+
+    starver = threading.Thread(target=starve_once)
+    starver.start()
+    _, results = grade(correct(tmp_path), tmp_path / "out", "--parts", "value")
+    starver.join()
+    assert stopped, "never found the grading's child to stop"
+    assert results["score"] == 28
+
+
+@pytest.fixture
+def who():
+    if "user" not in sandbox.available_levels():
+        pytest.skip("a grading identity needs root")
+    with identity.claimed() as claimed:
+        yield claimed
+
+
+def run_script(level: str, who: identity.Identity, source: str, timeout: float = 60) -> sandbox.ChildResult:
+    """Run `source` as a child at `level` under the grading identity `who`."""
+    if level not in sandbox.available_levels():
+        pytest.skip(f"the {level} level is not available here")
+    workdir, _ = harness.prepare_workdir(None, who)
+    try:
+        (workdir / "script.py").write_text(source)
+        os.chown(workdir / "script.py", 0, who.gid)
+        (workdir / "script.py").chmod(0o640)
+        return sandbox.run(sandbox.Isolation(level, who), workdir, "script.py", b"", timeout)
+    finally:
+        shutil.rmtree(workdir)
+
+
+FILL = """
+import json
+written = {}
+for top in ("/tmp", "/dev/shm", "/dev"):
+    written[top] = 0
+    for i in range(64):
+        try:
+            with open(f"{top}/fill-{i}", "wb") as f:
+                f.write(b"x" * 1024 * 1024)
+            written[top] += 1
+        except OSError:
+            break
+print(json.dumps(written))
+"""
+
+
+def test_the_sandbox_tmpfs_are_sized_and_dev_is_read_only(who: identity.Identity) -> None:
+    written = json.loads(run_script("bwrap", who, FILL).stdout)
+    megabytes = sandbox.TMPFS_BYTES // 1024**2
+    assert written == {"/tmp": megabytes, "/dev/shm": megabytes, "/dev": 0}
+
+
+FORKS = """
+import os, time
+children = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        block = b"x" * (700 * 1024 * 1024)  # touched, so really held
+        time.sleep(3)
+        os._exit(0)
+    children.append(pid)
+survived = sum(os.waitpid(pid, 0)[1] == 0 for pid in children)
+print(survived)
+"""
+
+
+@pytest.mark.parametrize("level", ["bwrap", "user"])
+def test_memory_is_bounded_for_the_whole_grading_not_per_process(level: str, who: identity.Identity) -> None:
+    if who.limits is None:
+        pytest.skip(f"no writable cgroup here; {cgroup.RLIMITS_ONLY}")
+    survived = int(run_script(level, who, FORKS).stdout)
+    assert survived * 700 * 1024**2 < cgroup.MEMORY_BYTES and survived < 4
+
+
+LEAVE = """
+import os
+for top in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock"):
+    try:
+        with open(f"{top}/left-for-the-next-student", "w") as f:
+            f.write("hello")
+        os.makedirs(f"{top}/left-folder/inside", exist_ok=True)
+    except OSError:
+        pass
+print("done")
+"""
+
+
+def test_user_level_files_are_removed_when_the_grading_ends(tmp_path: Path) -> None:
+    if "user" not in sandbox.available_levels():
+        pytest.skip("the user level needs root")
+    with identity.claimed() as claimed:
+        assert run_script("user", claimed, LEAVE).stdout.strip() == b"done"
+        left = [top for top in identity.SHARED_WRITABLE if any(_owned(Path(top), claimed.uid))]
+        assert left, "the script wrote nothing: the test proves nothing"
+    assert [top for top in identity.SHARED_WRITABLE if any(_owned(Path(top), claimed.uid))] == []
+
+
+def _owned(top: Path, uid: int):
+    try:
+        return (entry for entry in top.iterdir() if entry.lstat().st_uid == uid)
+    except OSError:
+        return iter(())
+
+
+@needs_isolation
+def test_sigterm_still_cleans_up_everything(tmp_path: Path) -> None:
+    submission = materialize(SPECS / "attack-hold-processes.json", tmp_path / "holder")
+    with grader_tmp() as work:
+        grading = subprocess.Popen(
+            [sys.executable, "-m", "graders", str(submission), "--out", str(tmp_path / "out"), "--seed", "7"],
+            env={**os.environ, "TMPDIR": str(work)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not child_processes_of_gradings() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        grading.send_signal(signal.SIGTERM)
+        assert grading.wait(timeout=30) != 0
+    assert not (tmp_path / "out" / "results.json").exists()
+    assert leftover_processes() == []
