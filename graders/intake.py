@@ -34,8 +34,8 @@ class Intake:
 
 
 def copy_package(submission: Path, target: Path) -> Intake:
-    """Copy the regular `.py` files of `submission/minigrad/` (or of `submission` itself when
-    it is named `minigrad`) into the existing folder `target`."""
+    """Copy the regular `.py` files of the submission's package (see `_open_package` for
+    where it may be) into the existing folder `target`."""
     intake = Intake()
     package = _open_package(submission, intake)
     if package is None:
@@ -65,31 +65,72 @@ def copy_package(submission: Path, target: Path) -> Intake:
 
 
 def _open_package(submission: Path, intake: Intake) -> int | None:
-    """An open descriptor of the package folder; links are refused, a missing one is None."""
+    """An open descriptor of the package folder, or None (with the reason when it is not
+    simply missing). Where students put it varies: `minigrad/` at the top, the upload being
+    `minigrad/` itself, one wrapping folder (`hw1-alice/minigrad/`), or a flat upload whose
+    `engine.py` sits at the top; each folder on the way is opened without following links."""
     if submission.is_symlink():
         intake.refused.append(f"{submission.name}: a symbolic link, not a folder; upload the files themselves")
         return None
+    try:
+        folder = os.open(submission, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
     if submission.name == "minigrad":
-        try:
-            return os.open(submission, DIRECTORY)
-        except OSError:
-            return None
+        return folder
+    for _ in range(SEARCH_DEPTH):
+        found = _package_in(folder, intake)
+        if found is not _DESCEND:
+            return found
+        subfolders = _visible_subfolders(folder)
+        if len(subfolders) != 1:
+            break
+        deeper = os.open(subfolders[0], DIRECTORY, dir_fd=folder)
+        os.close(folder)
+        folder = deeper
+    os.close(folder)
+    return None
+
+
+SEARCH_DEPTH = 3  # an upload, a wrapping folder, one more (`hw1-alice/hw1/minigrad/`)
+_DESCEND = object()
+
+
+def _package_in(folder: int, intake: Intake) -> int | None | object:
+    """`folder`'s `minigrad/`, `folder` itself for a flat upload, None for a refused
+    package, or _DESCEND: look one folder deeper. Closes `folder` unless it is returned."""
     try:
-        parent = os.open(submission, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return None
-    try:
-        return os.open("minigrad", DIRECTORY, dir_fd=parent)
+        package = os.open("minigrad", DIRECTORY, dir_fd=folder)
     except FileNotFoundError:
-        return None
+        if _is_regular(folder, "engine.py"):
+            return folder
+        return _DESCEND
     except OSError:
-        if stat.S_ISLNK(os.stat("minigrad", dir_fd=parent, follow_symlinks=False).st_mode):
+        if stat.S_ISLNK(os.stat("minigrad", dir_fd=folder, follow_symlinks=False).st_mode):
             intake.refused.append("minigrad/: a symbolic link, not a folder; upload the files themselves")
         else:
             intake.refused.append("minigrad: not a folder")
+        os.close(folder)
         return None
-    finally:
-        os.close(parent)
+    os.close(folder)
+    return package
+
+
+def _is_regular(folder: int, name: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _visible_subfolders(folder: int) -> list[str]:
+    """Real folders only, without the `.git`, `__MACOSX` and `__pycache__` that uploads carry."""
+    with os.scandir(folder) as entries:
+        return sorted(
+            entry.name
+            for entry in entries
+            if entry.is_dir(follow_symlinks=False) and not entry.name.startswith((".", "__"))
+        )
 
 
 def _read_regular(package: int, name: str, intake: Intake) -> bytes | None:

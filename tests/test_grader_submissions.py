@@ -40,6 +40,15 @@ def listening(port: int | None) -> Iterator[socket.socket | None]:
         yield server
 
 
+def fingerprint(path: str) -> tuple | None:
+    """What a write would change; a file some other program left there is not the attack's."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
 @needs_isolation
 @pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
 def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
@@ -47,6 +56,7 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     if data.get("needs_level", STRONG[0]) != STRONG[0]:
         pytest.skip(f"this attack is only contained at the {data['needs_level']} level, not available here")
     submission = materialize(spec, tmp_path / "submission")
+    before = {path: fingerprint(path) for path in data.get("must_not_exist", [])}
     with listening(data.get("loopback_port")) as server:
         run, results = grade(submission, tmp_path / "out", seed=data.get("seed", 7))
         if server is not None:
@@ -64,8 +74,8 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     for words in data.get("forbidden_words", []):
         assert words not in written.decode() + run.stdout
     assert sorted(os.listdir(tmp_path / "out")) == ["report.json", "results.json"]
-    for path in data.get("must_not_exist", []):
-        assert not Path(path).exists(), f"the submission managed to write {path}"
+    for path, seen in before.items():
+        assert fingerprint(path) == seen, f"the submission managed to write {path}"
     time.sleep(float(data.get("wait_seconds", 0)))  # a detached daemon would strike now
     assert (tmp_path / "out" / "results.json").read_bytes() == written
     assert leftover_processes() == []
