@@ -1,7 +1,7 @@
 """minigrad-grade: grade one submission with the hidden suites and write a Gradescope score.
 
     minigrad-grade SUBMISSION --out DIR [--parts checkpoint,value,backward,mlp] [--seed N]
-                   [--official] [--isolation auto|bwrap|user|local]
+                   [--official [--secret-file F]] [--isolation auto|bwrap|user|local]
 
 The pipeline: claim a uid of its own for this grading -> choose an isolation level (self-test)
 -> copy the submission safely -> pick the seed -> run the hidden suites with pytest
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import shutil
 import signal
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from . import context, harness, identity, sandbox, selftest, writing
+from . import context, course_seed, harness, identity, sandbox, selftest, writing
 from .results import Record, gradescope, summary
 
 SUITES = Path(__file__).resolve().parent / "suites"
@@ -142,8 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, help="where to write results.json (default on Gradescope: /autograder/results)"
     )
     parser.add_argument("--parts", default=",".join(PARTS))
-    parser.add_argument("--seed", type=int, help="replay a grade; official runs draw a secret seed otherwise")
-    parser.add_argument("--official", action="store_true", help="refuse the untrusted local level; fail closed")
+    parser.add_argument("--seed", type=int, help="replay a grade (default 0; with --official, the course's seed)")
+    parser.add_argument(
+        "--official", action="store_true", help="the course's seed; refuse the untrusted local level; fail closed"
+    )
+    parser.add_argument("--secret-file", type=Path, help=f"the course secret (default: ${course_seed.SECRET_VARIABLE})")
     parser.add_argument("--isolation", default="auto", choices=["auto", *sandbox.LEVELS])
     args = parser.parse_args(argv)
 
@@ -154,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     if unknown := asked - set(PARTS):
         parser.error(f"unknown parts {sorted(unknown)}; choose from {', '.join(PARTS)}")
     parts = [part for part in PARTS if part in asked]
+    if args.seed is None:
+        args.seed = 0
+        if args.official:
+            if (secret := course_seed.read_secret(args.secret_file)) is None:
+                print(course_seed.NO_SECRET, file=sys.stderr)
+                return 2
+            args.seed = course_seed.official_seed(secret)
     writing.prepare_folder(out)
     with identity.claimed() if os.geteuid() == 0 else nullcontext(None) as who, private_tempdir() as root:
         stop_cleanly_on_sigterm(who, root)
@@ -163,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
 def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.Identity | None, root: Path) -> int:
     start = time.monotonic()
     isolation, seen, passed_over = choose_level(args.isolation, args.official, who)
-    seed = args.seed if args.seed is not None else (secrets.randbelow(2**31) if args.official else 0)
+    seed = args.seed
     workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
     collector, status = run_suites(context.GradingRun(isolation, workdir, seed), parts, root / "report.json")
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from course.submissions import expected_scores, load, materialize
-from graders import sandbox
+from graders import course_seed, sandbox
 
 from grading import ROOT, STRONG, grade, leftover_processes, needs_isolation, part_scores
 
@@ -119,3 +119,19 @@ def test_official_refuses_the_local_level(tmp_path: Path) -> None:
          "--isolation", "local"], capture_output=True, text=True,
     )  # fmt: skip
     assert run.returncode != 0 and not (tmp_path / "out" / "results.json").exists()
+
+
+def test_official_grades_use_the_course_seed_and_need_its_secret(tmp_path: Path) -> None:
+    submission = materialize(ROOT / "tests" / "submissions" / "untouched-release.json", tmp_path / "submission")
+    secret = tmp_path / "course-secret"
+    secret.write_text("correct horse battery staple\n")
+    command = [sys.executable, "-m", "graders", str(submission), "--parts", "checkpoint", "--official"]
+    without = subprocess.run([*command, "--out", str(tmp_path / "none")], capture_output=True, text=True,
+                             env={k: v for k, v in os.environ.items() if k != course_seed.SECRET_VARIABLE})  # fmt: skip
+    assert without.returncode == 2 and "official grading needs the course secret" in without.stderr
+    seeds = []
+    for out in ("a", "b"):
+        subprocess.run([*command, "--out", str(tmp_path / out), "--secret-file", str(secret)], check=True,
+                       capture_output=True)  # fmt: skip
+        seeds.append(json.loads((tmp_path / out / "results.json").read_text())["extra_data"]["seed"])
+    assert seeds[0] == seeds[1] == course_seed.official_seed("correct horse battery staple")
