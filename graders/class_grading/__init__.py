@@ -1,0 +1,1 @@
+"""Grade a whole class: collect submissions, grade them in parallel, write the class's records."""

@@ -1,0 +1,143 @@
+"""Put a class's grades into nbgrader's own gradebook, so `nbgrader export`, the formgrader's
+tables and any LMS bridge built on nbgrader's database see them as nbgrader grades.
+
+nbgrader models an assignment as notebooks holding grade cells, with one grade per student
+per cell. The kit has no notebooks, so its grades are mapped onto that model: the assignment
+is `minigrad`, each part is a notebook, each hidden test is a code grade cell worth the
+test's points. A bonus test (`max_score` 0 and the tag `bonus`) is a 0-point cell whose
+points go into the grade's extra credit, which nbgrader adds to the score but not to the
+maximum, exactly as results.json counts it. So nbgrader's total per student is the kit's.
+
+A student's grades are replaced as a whole on every store (nbgrader's submission record is
+removed and made again from the results), so a regrade never leaves a stale test behind.
+"""
+
+from __future__ import annotations
+
+import os
+import sysconfig
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from nbgrader.api import Gradebook, MissingEntry
+from sqlalchemy.exc import SAWarning
+
+ASSIGNMENT = "minigrad"
+BONUS = "bonus"
+NAME_LIMIT = 128  # nbgrader's column width for cell names
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One hidden test as nbgrader sees it: a grade cell of the part's notebook."""
+
+    part: str
+    name: str
+    max_score: float
+    bonus: bool
+
+
+def cells_of(student: str, results: dict) -> dict[Cell, float]:
+    """Each test of one student's results.json as a cell and the points it got; a clear
+    error naming the student and the test when the results are not the kit's format."""
+    tests = results.get("tests") if isinstance(results, dict) else None
+    if not isinstance(tests, list) or not tests:
+        raise ValueError(f"{student}: results.json has no tests[] to put in the gradebook")
+    scored = {}
+    for number, test in enumerate(tests, start=1):
+        try:
+            name, tags = test["name"], test["tags"]
+            score, most = float(test["score"]), float(test["max_score"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{student}: test {number} lacks a name, tags, score or max_score ({error})") from None
+        if not isinstance(name, str) or not 0 < len(name) <= NAME_LIMIT:
+            raise ValueError(f"{student}: test {number}'s name must be 1 to {NAME_LIMIT} characters for nbgrader")
+        if not isinstance(tags, list) or not tags or not isinstance(tags[0], str):
+            raise ValueError(f"{student}: test {name!r} has no part tag")
+        cell = Cell(part=tags[0], name=name, max_score=most, bonus=BONUS in tags and most == 0)
+        if cell in scored:
+            raise ValueError(f"{student}: test {name!r} appears twice")
+        scored[cell] = score
+    return scored
+
+
+def store(url: str, results_by_student: dict[str, dict], roster: list[str] | None) -> list[str]:
+    """Write every student's grades into the nbgrader gradebook at `url` (any SQLAlchemy
+    URL, `sqlite:///path/gradebook.db` by default) and add the roster's students, graded or
+    not (`nbgrader export` gives 0 to a student with no submission). Returns what the
+    instructor must know: students graded but not on the roster (kept, never dropped) and
+    students whose results lack tests that others have (those count 0)."""
+    scored = {student: cells_of(student, results) for student, results in sorted(results_by_student.items())}
+    layout = {cell.name: cell for cells in scored.values() for cell in cells}
+    clashing = {cell.name for cells in scored.values() for cell in cells if layout[cell.name] != cell}
+    if clashing:
+        raise ValueError(f"tests with different parts or points across students: {sorted(clashing)}")
+    messages = []
+    with _alembic_on_path(), Gradebook(url) as gradebook:
+        gradebook.update_or_create_assignment(ASSIGNMENT)
+        for cell in layout.values():
+            gradebook.update_or_create_notebook(cell.part, ASSIGNMENT)
+            gradebook.update_or_create_grade_cell(
+                cell.name, cell.part, ASSIGNMENT, max_score=cell.max_score, cell_type="code"
+            )
+        messages += _earlier_cells(gradebook, {(cell.part, cell.name) for cell in layout.values()})
+        for student in roster or []:
+            gradebook.update_or_create_student(student)
+        for student, cells in scored.items():
+            if roster is not None and student not in roster:
+                messages.append(f"{student}: not on the roster; graded and added to the gradebook anyway")
+            gradebook.update_or_create_student(student)
+            _record(gradebook, student, cells)
+            missing = len(layout) - len(cells)
+            if missing:
+                messages.append(f"{student}: {missing} tests other students have are not in these results; they count 0")
+    return messages
+
+
+@contextmanager
+def _alembic_on_path() -> Iterator[None]:
+    """nbgrader stamps a new database by running the `alembic` command found on PATH, which
+    is missing when the kit runs as `.venv/bin/python` without an activated venv."""
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), saved])
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = saved
+
+
+def _earlier_cells(gradebook: Gradebook, cells: set[tuple[str, str]]) -> list[str]:
+    """Cells an earlier store made for tests these results no longer have: nbgrader keeps
+    counting them in the maximum, so the instructor must hear of them."""
+    assignment = gradebook.find_assignment(ASSIGNMENT)
+    stale = sorted(f"{notebook.name}/{cell.name}" for notebook in assignment.notebooks for cell in notebook.grade_cells
+                   if (notebook.name, cell.name) not in cells)  # fmt: skip
+    if not stale:
+        return []
+    return [f"the gradebook also has {len(stale)} tests these results lack (an earlier suite?): {stale[:3]}"]
+
+
+def _record(gradebook: Gradebook, student: str, cells: dict[Cell, float]) -> None:
+    try:
+        gradebook.remove_submission(ASSIGNMENT, student)
+    except MissingEntry:
+        pass
+    with warnings.catch_warnings():
+        # nbgrader's add_submission builds its records before adding them to the session,
+        # which SQLAlchemy 2 remarks on; the records are added and committed all the same.
+        warnings.filterwarnings("ignore", "Object of type", SAWarning)
+        submission = gradebook.add_submission(ASSIGNMENT, student)
+    where = {
+        cell.id: (notebook.name, cell.name)
+        for notebook in submission.assignment.notebooks
+        for cell in notebook.grade_cells
+    }
+    grades = {where[grade.cell_id]: grade for notebook in submission.notebooks for grade in notebook.grades}
+    for cell, score in cells.items():
+        grade = grades[(cell.part, cell.name)]
+        grade.auto_score = 0.0 if cell.bonus else score
+        grade.extra_credit = score if cell.bonus else None
+        grade.needs_manual_grade = False
+    gradebook.db.commit()

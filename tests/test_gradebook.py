@@ -1,0 +1,105 @@
+"""The class's grades in nbgrader's real gradebook, read back by the real `nbgrader export`.
+
+Three real gradings (correct, buggy, broken) go into a gradebook with a roster; nbgrader's
+own CSV must give each student the kit's total and maximum, a roster student with no
+submission 0, and a graded student missing from the roster must be kept and reported.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from course.submissions import materialize
+from graders.class_grading.gradebook import ASSIGNMENT, store
+
+from grading import ROOT, grade, part_scores
+
+STUDENTS = {"ada": "correct", "ben": "bug-add-overwrites-grad", "cy": "broken-syntax-error"}
+TOTALS = {"ada": 86.5, "ben": 63.5, "cy": 59.0}  # the specimens' declared scores at seed 7
+
+
+@pytest.fixture(scope="module")
+def class_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    work = tmp_path_factory.mktemp("class")
+    results = {}
+    for student, spec in STUDENTS.items():
+        folder = materialize(ROOT / "tests" / "submissions" / f"{spec}.json", work / student)
+        results[student] = grade(folder, work / f"{student}-out")[1]
+    return results
+
+
+def nbgrader_export(url: str, folder: Path) -> dict[str, dict[str, str]]:
+    """Run the real `nbgrader export` (no course config: the folder is empty) and read its CSV."""
+    scripts = sysconfig.get_path("scripts")
+    run = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "export", "--db", url, "--to", str(folder / "export.csv")],
+        cwd=folder, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")])},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    with open(folder / "export.csv", newline="") as file:
+        return {row["student_id"]: row for row in csv.DictReader(file)}
+
+
+def test_nbgrader_export_gives_the_kits_totals(class_results: dict[str, dict], tmp_path: Path) -> None:
+    assert {s: r["score"] for s, r in class_results.items()} == TOTALS
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    roster = ["ada", "ben", "dee"]  # cy is graded but not on the roster; dee never submitted
+    assert store(url, class_results, roster) == ["cy: not on the roster; graded and added to the gradebook anyway"]
+    # a regrade replaces the grades, it does not add to them
+    assert store(url, class_results, roster) == ["cy: not on the roster; graded and added to the gradebook anyway"]
+    rows = nbgrader_export(url, tmp_path)
+    assert {s: float(row["score"]) for s, row in rows.items()} == {**TOTALS, "dee": 0.0}
+    assert {float(row["max_score"]) for row in rows.values()} == {86.5}
+    assert {row["assignment"] for row in rows.values()} == {ASSIGNMENT}
+    with Gradebook(url) as gradebook:
+        for student, results in class_results.items():
+            submission = gradebook.find_submission(ASSIGNMENT, student)
+            assert {nb.name: nb.score for nb in submission.notebooks} == part_scores(results)
+            assert {nb.name: nb.max_score for nb in submission.notebooks} == {
+                "value": 28, "backward": 22, "mlp": 27.5, "checkpoint": 9,
+            }  # fmt: skip
+        assert len(gradebook.find_assignment(ASSIGNMENT).notebooks[0].grade_cells) > 1
+
+
+def test_a_bonus_test_is_extra_credit(class_results: dict[str, dict], tmp_path: Path) -> None:
+    """A bonus test (max_score 0, tag `bonus`, as results.json marks one) adds to nbgrader's
+    score as extra credit and leaves the maximum alone, as the kit counts it."""
+    results = json.loads(json.dumps(class_results["ada"]))
+    results["tests"].append(
+        {"name": "value: sin [bonus]", "score": 1.5, "max_score": 0.0, "status": "passed", "tags": ["value", "bonus"]}
+    )
+    results["score"] += 1.5
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    assert store(url, {"ada": results}, None) == []
+    row = nbgrader_export(url, tmp_path)["ada"]
+    assert (float(row["score"]), float(row["max_score"])) == (88.0, 86.5)
+    assert float(row["score"]) == results["score"]
+
+
+def test_results_that_are_not_the_kits_format_get_a_clear_error(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with pytest.raises(ValueError, match="eve: results.json has no tests"):
+        store(url, {"eve": {"score": 3}}, None)
+    with pytest.raises(ValueError, match="eve: test 1 lacks a name, tags, score or max_score"):
+        store(url, {"eve": {"tests": [{"name": "value: a + b", "score": 1}]}}, None)
+
+
+def test_a_student_graded_on_fewer_tests_is_reported(class_results: dict[str, dict], tmp_path: Path) -> None:
+    """Ben graded with `--parts value` only: his other tests count 0, and the instructor hears."""
+    ben = {**class_results["ben"], "tests": [t for t in class_results["ben"]["tests"] if t["tags"] == ["value"]]}
+    lacking = len(class_results["ada"]["tests"]) - len(ben["tests"])
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    messages = store(url, {"ada": class_results["ada"], "ben": ben}, ["ada", "ben"])
+    assert messages == [f"ben: {lacking} tests other students have are not in these results; they count 0"]
+    with Gradebook(url) as gradebook:
+        assert gradebook.find_submission(ASSIGNMENT, "ben").score == part_scores(ben)["value"] == 25
