@@ -92,7 +92,9 @@ def store(url: str, results_by_student: dict[str, dict], roster: list[str] | Non
             _record(gradebook, student, cells)
             missing = len(layout) - len(cells)
             if missing:
-                messages.append(f"{student}: {missing} tests other students have are not in these results; they count 0")
+                messages.append(
+                    f"{student}: {missing} tests other students have are not in these results; they count 0"
+                )
     return messages
 
 
