@@ -22,7 +22,6 @@ import os
 import re
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from course.submissions import ROOT, materialize
+from graders.class_grading.gradebook import with_scripts_on_path
 from graders.intake import copy_package
 
 ASSIGNMENT = "minigrad"
@@ -130,10 +130,9 @@ def student_notebook(release: nbformat.NotebookNode, submission: Path, scratch: 
 
 
 def nbgrader(course: Path, *args: str) -> None:
-    scripts = sysconfig.get_path("scripts")  # nbgrader runs `alembic` from PATH
     run = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
-        env={**os.environ, "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")])},
+        env=with_scripts_on_path(os.environ),
     )  # fmt: skip
     if run.returncode != 0:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{run.stderr[-3000:]}")

@@ -13,14 +13,13 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
 from course.submissions import materialize
-from graders.class_grading.gradebook import ASSIGNMENT, store
+from graders.class_grading.gradebook import ASSIGNMENT, store, with_scripts_on_path
 
 from grading import ROOT, grade, part_scores
 
@@ -54,11 +53,9 @@ def gradebook_url(empty_gradebook: Path, folder: Path) -> str:
 
 def nbgrader_export(url: str, folder: Path) -> dict[str, dict[str, str]]:
     """Run the real `nbgrader export` (no course config: the folder is empty) and read its CSV."""
-    scripts = sysconfig.get_path("scripts")
     run = subprocess.run(
         [sys.executable, "-m", "nbgrader", "export", "--db", url, "--to", str(folder / "export.csv")],
-        cwd=folder, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")])},
+        cwd=folder, capture_output=True, text=True, timeout=300, env=with_scripts_on_path(os.environ),
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     with open(folder / "export.csv", newline="") as file:

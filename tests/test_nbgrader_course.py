@@ -16,7 +16,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import nbformat
@@ -25,16 +24,17 @@ from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
+from graders.class_grading.gradebook import with_scripts_on_path
+
 from grading import ROOT
 
 COMMITTED = ("reference", "assignments")
 
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
-    scripts = sysconfig.get_path("scripts")  # nbgrader runs `alembic` from PATH
     return subprocess.run(
         [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")])},
+        env=with_scripts_on_path(os.environ),
     )  # fmt: skip
 
 

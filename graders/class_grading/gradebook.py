@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sysconfig
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -98,12 +98,17 @@ def store(url: str, results_by_student: dict[str, dict], roster: list[str] | Non
     return messages
 
 
+def with_scripts_on_path(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` with this Python's scripts folder first on PATH. nbgrader stamps a new
+    database by running the `alembic` command it finds on PATH, which is missing when the
+    kit runs as `.venv/bin/python` without an activated venv; its CLI needs the same."""
+    return {**environ, "PATH": os.pathsep.join([sysconfig.get_path("scripts"), environ.get("PATH", "")])}
+
+
 @contextmanager
 def _alembic_on_path() -> Iterator[None]:
-    """nbgrader stamps a new database by running the `alembic` command found on PATH, which
-    is missing when the kit runs as `.venv/bin/python` without an activated venv."""
     saved = os.environ.get("PATH", "")
-    os.environ["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), saved])
+    os.environ["PATH"] = with_scripts_on_path(os.environ)["PATH"]
     try:
         yield
     finally:
