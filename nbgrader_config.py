@@ -15,6 +15,7 @@ import os
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 COURSE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "build", "nbgrader")
+os.makedirs(COURSE, exist_ok=True)  # SQLite makes the gradebook file, not its folder
 
 c.CourseDirectory.root = COURSE
 c.CourseDirectory.source_directory = "source"

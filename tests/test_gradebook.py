@@ -40,9 +40,10 @@ def class_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def empty_gradebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new nbgrader database, made once: nbgrader stamps each new one with a slow
+    """A new nbgrader database, made once (in a folder that does not exist yet, as
+    build/nbgrader/ on a fresh clone): nbgrader stamps each new one with a slow
     `alembic heads` run, so every test starts from a copy of this file."""
-    path = tmp_path_factory.mktemp("template") / "gradebook.db"
+    path = tmp_path_factory.mktemp("template") / "build" / "nbgrader" / "gradebook.db"
     assert store(f"sqlite:///{path}", {}, []) == []
     return path
 

@@ -20,8 +20,10 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SAWarning
 
 ASSIGNMENT = "minigrad"
@@ -75,6 +77,7 @@ def store(url: str, results_by_student: dict[str, dict], roster: list[str] | Non
     if clashing:
         raise ValueError(f"tests with different parts or points across students: {sorted(clashing)}")
     messages = []
+    _make_sqlite_folder(url)
     with _alembic_on_path(), Gradebook(url) as gradebook:
         gradebook.update_or_create_assignment(ASSIGNMENT)
         for cell in layout.values():
@@ -96,6 +99,14 @@ def store(url: str, results_by_student: dict[str, dict], roster: list[str] | Non
                     f"{student}: {missing} tests other students have are not in these results; they count 0"
                 )
     return messages
+
+
+def _make_sqlite_folder(url: str) -> None:
+    """SQLite creates a missing database file but not its folder (`build/nbgrader/` on a
+    fresh clone); other databases are the server's business."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
 def with_scripts_on_path(environ: Mapping[str, str]) -> dict[str, str]:
