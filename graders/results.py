@@ -49,7 +49,7 @@ def gradescope(records: list[Record], seconds: float, output: str, extra: dict) 
                 "score": r.points if r.passed else 0.0,
                 "max_score": r.points,
                 "status": "passed" if r.passed else "failed",
-                "output": "" if r.passed else r.message,
+                "output": r.message,  # empty for a passed hidden test; the visible check always says what it found
                 "visibility": r.visibility,
                 "tags": [r.part],
             }
