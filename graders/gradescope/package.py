@@ -41,9 +41,11 @@ def check_secret(secret_file: Path) -> bytes:
     """The secret's bytes, refusing an empty one and one that git could commit."""
     if course_seed.read_secret(secret_file) is None:
         raise SystemExit(f"{secret_file}: the course secret is empty")
-    inside = secret_file.resolve().is_relative_to(ROOT)
-    ignored = inside and subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", str(secret_file.resolve())]).returncode == 0  # fmt: skip
-    if inside and not ignored:
+    where = secret_file.resolve()
+    if (
+        where.is_relative_to(ROOT)
+        and subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", str(where)]).returncode
+    ):
         raise SystemExit(
             f"{secret_file}: the course secret is inside the repository and git would commit it; "
             "keep it outside (e.g. ~/minigrad-course-secret) or in a git-ignored folder"
