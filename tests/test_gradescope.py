@@ -21,7 +21,7 @@ import pytest
 from course.submissions import materialize
 from graders.gradescope import package
 
-from grading import ROOT
+from grading import ROOT, grade
 
 needs_bwrap = pytest.mark.skipif(
     shutil.which("bwrap") is None or os.geteuid() != 0, reason="needs bubblewrap and root, as on Gradescope"
@@ -194,3 +194,21 @@ def test_a_secret_that_is_empty_or_that_git_would_commit_is_refused(tmp_path, wh
     finally:
         secret.unlink()
     assert not (tmp_path / "autograder.zip").exists()
+
+
+@pytest.mark.parametrize(
+    "spec, lines",
+    [
+        ("broken-import-time-exception", ["  engine.py: RuntimeError: left-over debugging code (engine.py, line 273)",
+                                          "  __init__.py: RuntimeError: left-over debugging code (engine.py, line 273)",
+                                          "  checkpoint.py: imports"]),
+        ("broken-missing-nn", ["missing: nn.py (the tests that use them will fail)", "  engine.py: imports"]),
+    ],
+)  # fmt: skip
+def test_the_import_check_names_the_error_with_its_file_and_line_or_the_missing_file(tmp_path, spec, lines):
+    submission = materialize(SPECS / f"{spec}.json", tmp_path / "built")
+    _, results = grade(submission, tmp_path / "out", "--check-imports", "--parts", "checkpoint", "--isolation", "local")
+    first = results["tests"][0]
+    assert (first["status"], first["visibility"], first["score"]) == ("failed", "visible", 0.0)
+    assert all(line in first["output"].splitlines() for line in lines), first["output"]
+    assert results["score"] == 9  # the hidden tests still ran: the quiz does not need engine.py or nn.py
