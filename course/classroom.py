@@ -21,16 +21,25 @@ from .requirements import requirements
 
 TEMPLATES = Path(__file__).resolve().parent / "student_repo"
 WORKFLOW = Path(".github/workflows/classroom.yml")
-# Classroom points per part, in the order students do them: integers (the command grader reads
-# max-score as one), the checkpoint 0 (its public check cannot know the answers). The hidden
-# suites' points rounded; repoint at the parts registry (reference/checks/parts.py) once it exists.
-POINTS = {"value": 28, "backward": 22, "mlp": 28, "checkpoint": 0}
+# The parts in the order students do them, with their hidden-test points. Repoint at the parts
+# registry (reference/checks/parts.py) once it exists: [(p.name, p.points) for p in PARTS ...].
+HIDDEN_POINTS = [("value", 28), ("backward", 22), ("mlp", 27.5), ("checkpoint", 9)]
+
+
+def classroom_points(parts: list[tuple[str, float]]) -> dict[str, int]:
+    """Integers (the command grader reads max-score as one); the checkpoint 0, since its
+    public check only sees whether each answer is well formed, not whether it is right."""
+    return {name: 0 if name == "checkpoint" else round(points) for name, points in parts}
+
+
+POINTS = classroom_points(HIDDEN_POINTS)
 TIMEOUT_MINUTES = 5  # per part; the slowest (mlp) takes seconds, so only an endless loop reaches it
 PYTHON_VERSION = "3.12"
 
 
 def pyproject() -> str:
-    dependencies = ", ".join(f'"{r}"' for r in requirements())
+    """What `make check` installs: the project's own dependencies and the pictures' (`plots`)."""
+    dependencies = ", ".join(f'"{r}"' for r in requirements() + requirements("plots"))
     return f"""# Your minigrad, installed in editable mode by `make check` (the first time).
 [build-system]
 requires = ["setuptools>=68"]
