@@ -76,15 +76,15 @@ def write_zip(entries: dict[str, tuple[bytes, int]], out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--secret-file", type=Path, required=True, help="the course secret (kept out of git)")
+    parser.add_argument("--secret-file", required=True, help="the course secret (kept out of git)")
     parser.add_argument(
         "--visibility", choices=VISIBILITIES, default="after_due_date", help="when students see the hidden tests"
     )
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "gradescope" / "autograder.zip")
     args = parser.parse_args(argv)
-    if not args.secret_file.is_file():
-        parser.error(f"no secret file at {args.secret_file}: give SECRET_FILE=path (a file outside the repository)")
-    entries = build(args.secret_file, args.visibility)
+    if not args.secret_file or not Path(args.secret_file).is_file():
+        parser.error(f"no secret file at {args.secret_file!r}: give SECRET_FILE=path (a file outside the repository)")
+    entries = build(Path(args.secret_file), args.visibility)
     write_zip(entries, args.out)
     print(f"wrote {args.out} ({len(entries)} files; hidden tests visible: {args.visibility})")
     print("upload it on Gradescope: the assignment's Configure Autograder page, Zip file upload")
