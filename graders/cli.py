@@ -67,7 +67,13 @@ def choose_level(requested: str, official: bool, who: identity.Identity | None) 
     candidates = sandbox.available_levels() if requested == "auto" else [requested]
     if official:
         candidates = [level for level in candidates if level != "local"]
-    workdir, _ = harness.prepare_workdir(None, who)
+    try:
+        workdir, _ = harness.prepare_workdir(None, who)
+    except OSError as exc:  # e.g. a container without the capabilities to hand files to the grading's uid
+        needed = "the bwrap or user level" if official else f"isolation level {requested!r}"
+        raise SystemExit(
+            f"grading needs {needed}, and this machine cannot give the grading's uid its files: {exc}"
+        ) from None
     passed_over = []
     try:
         for level in candidates:

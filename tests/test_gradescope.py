@@ -152,6 +152,7 @@ def test_without_a_sandbox_fit_for_official_grades_it_says_so_and_gives_no_score
     results = run_autograder(tmp_path, "--cap-drop", "ALL")  # root without capabilities: no bwrap, no uid switch
     assert "score" not in results and results["tests"] == []
     assert results["output"].startswith("### minigrad autograder\n\n**Not graded:** your upload was received")
+    assert "For the instructor: grading needs the bwrap or user level, and this machine cannot" in results["output"]
     assert results["extra_data"]["graded"] is False
 
 
