@@ -210,8 +210,9 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
         *([f"note: {passed_over}"] if passed_over else []),
         *(f"refused: {problem}" for problem in copied.refused),
         *([] if copied.found else ["no minigrad/ folder found in the submission"]),
+        *(f"{check.name}: {check.status}" for check in first if copied.found),
     ]
-    text = summary(records, header)
+    text = summary(records[len(first) :], header)
     extra = {"seed": seed, "isolation": level, "trusted": level != "local", "official": args.official,
              "self_test": seen, "parts": parts, "limits": who.describe() if who else "rlimits only",
              "copied": copied.copied, "refused": copied.refused, "passed_over": passed_over}  # fmt: skip
