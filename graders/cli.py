@@ -88,9 +88,11 @@ def choose_level(requested: str, official: bool, who: identity.Identity | None) 
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if official:
-        raise SystemExit("official grading needs the bwrap or user level, and neither passed its self-test: "
-                         + "; ".join(passed_over))  # fmt: skip
-    raise SystemExit(f"isolation level {requested!r} is not available here: " + "; ".join(passed_over))
+        reason = "official grading needs the bwrap or user level, and neither passed its self-test"
+    else:
+        reason = f"isolation level {requested!r} is not available here"
+    print("; ".join([reason, *passed_over]), file=sys.stderr)
+    raise SystemExit(2)  # fail closed: no grade at all rather than one from a weaker level
 
 
 def _visible(seen: dict[str, bool]) -> str:
