@@ -24,7 +24,7 @@ from graders.class_grading.gradebook import ASSIGNMENT, store, with_scripts_on_p
 from grading import ROOT, grade, part_scores
 
 SPECS = ROOT / "tests" / "submissions"
-STUDENTS = {"ada": "correct", "ben": "bug-add-overwrites-grad", "cy": "broken-syntax-error"}
+STUDENTS = {"ada": "correct", "ben": "bug-tanh-derivative", "cy": "broken-syntax-error"}
 TOTALS = {student: sum(expected_scores(SPECS / f"{spec}.json").values()) for student, spec in STUDENTS.items()}
 
 
