@@ -2,6 +2,7 @@
 
     minigrad-grade SUBMISSION --out DIR [--parts checkpoint,value,backward,mlp] [--seed N]
                    [--official [--secret-file F]] [--isolation auto|bwrap|user|local]
+                   [--reference-cache DIR]
 
 The pipeline: claim a uid of its own for this grading -> choose an isolation level (self-test)
 -> copy the submission safely -> pick the seed -> run the hidden suites with pytest
@@ -147,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--secret-file", type=Path, help=f"the course secret (default: ${course_seed.SECRET_VARIABLE})")
     parser.add_argument("--isolation", default="auto", choices=["auto", *sandbox.LEVELS])
+    parser.add_argument(
+        "--reference-cache", type=Path, help="a folder keeping the reference's answers for gradings with the same seed"
+    )
     args = parser.parse_args(argv)
 
     out = args.out or (GRADESCOPE_RESULTS if GRADESCOPE_RESULTS.parent.is_dir() else None)
@@ -174,7 +178,8 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
     isolation, seen, passed_over = choose_level(args.isolation, args.official, who)
     seed = args.seed
     workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
-    collector, status = run_suites(context.GradingRun(isolation, workdir, seed), parts, root / "report.json")
+    run = context.GradingRun(isolation, workdir, seed, args.reference_cache)
+    collector, status = run_suites(run, parts, root / "report.json")
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:
         print(f"grader error ({status!r}), no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
         return 2

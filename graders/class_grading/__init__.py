@@ -1,0 +1,1 @@
+"""minigrad-class: grade a whole class of submissions with the hidden grader (DESIGN §7)."""
