@@ -46,7 +46,8 @@ def failures(results: dict) -> list[Failure]:
 
 def markdown(student: str, results: dict) -> str:
     lines = [f"# minigrad: feedback for {student}", "", f"**Total: {_total(results)}**"]
-    lines += ["", *(f"- {note}" for note in _notes(results))]
+    if notes := _notes(results):
+        lines += ["", *(f"- {note}" for note in notes)]
     lines += ["", "| part | score |", "|---|---|"]
     lines += [f"| {part} | {number(got)} / {number(most)} |" for part, (got, most) in records.parts(results).items()]
     found = failures(results)

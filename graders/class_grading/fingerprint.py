@@ -13,6 +13,9 @@ from pathlib import Path
 
 from graders import intake
 
+GRADERS = Path(intake.__file__).resolve().parent
+KIT_SOURCES = (GRADERS, GRADERS / "child", GRADERS / "suites", GRADERS.parent / "reference" / "minigrad")
+
 
 def of(folder: Path) -> str:
     """sha256 of the submission's graded files (names and bytes) and of the intake's refusals."""
@@ -24,4 +27,14 @@ def of(folder: Path) -> str:
             digest.update(f"{name}\0{len(data)}\0".encode() + data)
         for problem in taken.refused:
             digest.update(f"refused\0{problem}\n".encode())
+    return digest.hexdigest()
+
+
+def kit() -> str:
+    """sha256 of the grader and reference sources a grade depends on: a fixed suite or
+    reference makes `--resume` regrade everyone, a change to the class command does not."""
+    digest = hashlib.sha256()
+    for folder in KIT_SOURCES:
+        for source in sorted(folder.glob("*.py")):
+            digest.update(f"{source.relative_to(GRADERS.parent)}\0".encode() + source.read_bytes() + b"\0")
     return digest.hexdigest()

@@ -58,6 +58,12 @@ def write(folder: Path, name: str, data: bytes) -> None:
     writing.write_new(folder, name, data)
 
 
+def forget(folder: Path) -> None:
+    """Mark a student's grade incomplete before it is regraded (not through a linked folder)."""
+    if folder.is_dir() and not folder.is_symlink():
+        (folder / GRADING).unlink(missing_ok=True)
+
+
 def write_grading(folder: Path, grading: dict) -> None:
     write(folder, GRADING, (json.dumps(grading, indent=2, sort_keys=True) + "\n").encode())
 
