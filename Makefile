@@ -3,7 +3,7 @@
 #   make release      regenerate assignments/ from reference/
 #   make test         the project's own tests (the command CI runs)
 #   make lint         ruff
-#   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class)
+#   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class, with minigrad-class)
 #   make bench        grading speed
 
 PYTHON ?= python3
@@ -53,7 +53,8 @@ format: $(VENV)/.dev
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
 
-# With SUBMISSION given, grade that folder; otherwise grade the sample class in examples/.
+# With SUBMISSION given, grade that folder; otherwise grade the sample class in examples/ with
+# minigrad-class (grades, feedback and the class report in build/class/).
 grade: $(VENV)/.instructor
 ifeq ($(origin SUBMISSION),command line)
 	$(VENV)/bin/minigrad-grade "$(SUBMISSION)" --out "$(OUT)"
