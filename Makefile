@@ -4,7 +4,7 @@
 #   make test         the project's own tests (the command CI runs)
 #   make lint         ruff
 #   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class, with minigrad-class)
-#   make bench        grading speed
+#   make bench        grading speed: one submission per part, then a class of 100
 
 PYTHON ?= python3
 VENV := .venv
@@ -64,3 +64,4 @@ endif
 
 bench: $(VENV)/.instructor
 	$(PY) bench/grade_speed.py
+	$(PY) bench/class_speed.py
