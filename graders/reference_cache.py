@@ -32,8 +32,8 @@ def answers(cache: Path | None, programs: list[list], tests: list[str], parts: l
     name = f"{key(programs)}.json"
     writing.prepare_folder(cache)
     with _locked(cache / f"{name}.lock"):
-        stored = _read(cache / name)
-        if stored is not None and len(stored) == len(programs):
+        stored = writing.read_json(cache / name)
+        if isinstance(stored, list) and len(stored) == len(programs):
             return [harness.Outcome(entry["out"], entry["error"]) for entry in stored]
         outcomes = harness.run_reference(programs, tests, parts)
         if all(outcome.error is None for outcome in outcomes):
@@ -65,17 +65,3 @@ def key(programs: list[list]) -> str:
     for source in sources:
         digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()
-
-
-def _read(path: Path) -> list | None:
-    """The stored answers, or None; a link planted at the name is never followed."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        try:
-            data = json.loads(file.read())
-        except ValueError:
-            return None
-    return data if isinstance(data, list) else None

@@ -10,7 +10,6 @@ never follows a link: `--out` is the grader's, but a folder planted there is not
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,18 +27,8 @@ class Record:
 
 
 def read_json(folder: Path, name: str) -> dict | None:
-    """`folder/name` parsed, or None when missing, linked or not a JSON object."""
-    if folder.is_symlink():
-        return None
-    try:
-        fd = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        try:
-            data = json.loads(file.read())
-        except ValueError:
-            return None
+    """`folder/name` parsed, or None when missing, linked (file or folder) or not a JSON object."""
+    data = None if folder.is_symlink() else writing.read_json(folder / name)
     return data if isinstance(data, dict) else None
 
 
