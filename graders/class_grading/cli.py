@@ -92,7 +92,7 @@ def grade_class(args: argparse.Namespace, seed: int, layout: str, submissions: l
     missing = [s for s in expected if s not in students]
     write_tables(out, args.parts.split(","), graded, missing, failed, {s: before[s] for s in before if s in graded})
     facts = {"layout": layout, "seed": seed, "isolation": ", ".join(sorted(_levels(graded))) or "-",
-             "submissions": len(submissions), "graded": len(tasks) - len(failed), "kept": kept,
+             "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
              "errors": len(failed), "missing": missing, "warnings": warnings,
              "not_on_roster": [s for s in students if expected and s not in expected]}  # fmt: skip
     print(report.summary(out, facts, graded, tables.item_analysis(out, graded)))
