@@ -90,7 +90,9 @@ def grade_class(args: argparse.Namespace, seed: int, layout: str, submissions: l
     graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in failed}
     expected = roster.read(args.roster) if args.roster else []
     missing = [s for s in expected if s not in students]
-    write_tables(out, args.parts.split(","), graded, missing, failed, {s: before[s] for s in before if s in graded})
+    write_tables(
+        out, args.parts.split(","), students, graded, missing, failed, {s: before[s] for s in before if s in graded}
+    )
     facts = {"layout": layout, "seed": seed, "isolation": ", ".join(sorted(_levels(graded))) or "-",
              "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
              "errors": len(failed), "missing": missing, "warnings": warnings,
@@ -138,9 +140,9 @@ def finish(task: grading.Task, wanted: dict, hashes: dict[str, str]) -> str | No
     return None
 
 
-def write_tables(out: Path, parts: list[str], graded: dict[str, Record], missing: list[str], failed: dict[str, str],
-                 before: dict[str, dict]) -> None:  # fmt: skip
-    tables.grades(out, [p for p in PARTS if p in parts], graded, missing, failed)
+def write_tables(out: Path, parts: list[str], students: list[str], graded: dict[str, Record], missing: list[str],
+                 failed: dict[str, str], before: dict[str, dict]) -> None:  # fmt: skip
+    tables.grades(out, [p for p in PARTS if p in parts], students, graded, missing, failed)
     tables.errors(out, failed)
     if before:
         tables.changes(out, before, graded)

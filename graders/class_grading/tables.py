@@ -30,14 +30,17 @@ def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None
     writing.write_new(out, name, text.getvalue().encode())
 
 
-def grades(out: Path, parts: list[str], records: dict[str, Record], missing: list[str], failed: dict[str, str]) -> None:
-    """grades.csv: one row per student, graded or not (status says which)."""
+def grades(out: Path, parts: list[str], students: list[str], records: dict[str, Record], missing: list[str],
+           failed: dict[str, str]) -> None:  # fmt: skip
+    """grades.csv: one row per student who submitted or is on the roster; status says whether
+    they were graded, the grader failed, they submitted nothing, or Ctrl-C came first."""
     header = ["student", "total", "max_score", *parts, "seed", "isolation", "graded_at", "submission", "status"]
     rows = []
-    for student in sorted({*records, *missing, *failed}):
+    for student in sorted({*students, *missing}):
         record = records.get(student)
         if record is None:
-            status = "error (see errors.csv)" if student in failed else "no submission"
+            status = ("error (see errors.csv)" if student in failed else "no submission" if student in missing
+                      else "not graded (interrupted: run again with --resume)")  # fmt: skip
             rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", status])
             continue
         results, scores = record.results, part_totals(record.results)
