@@ -1,7 +1,8 @@
 """Unpack an LMS's bulk download: one zip whose file names carry the student.
 
 Canvas names each file `{name}_{userid}_{submissionid}_{filename}` (`{name}_late_...` when
-late) and appends `-1`, `-2` to a file submitted again under the same name. A student who
+late) and appends `-1`, `-2` to a file submitted again under the same name: the newest copy
+of a name (latest submission, highest suffix) is the one unpacked. A student who
 uploaded a zip of their folder gets that zip's members unpacked in place. Nothing in the zip
 is trusted: only regular files are written, each under a path that cannot leave the
 student's folder, never through a link, and a student's files are capped in number and size.
@@ -26,7 +27,7 @@ def unpack(archive: Path, staging: Path) -> tuple[list[tuple[str, Path]], list[s
     """Each student's files unpacked into `staging/{n}/`; returns (student name, folder) pairs
     and a warning for every entry that names no student or could not be unpacked."""
     warnings: list[str] = []
-    by_student: dict[tuple[str, str], list[tuple[zipfile.ZipInfo, str]]] = defaultdict(list)
+    by_student: dict[tuple[str, str], list[tuple[tuple, zipfile.ZipInfo, str]]] = defaultdict(list)
     try:
         bundle = zipfile.ZipFile(archive)
     except (OSError, zipfile.BadZipFile) as exc:
@@ -39,14 +40,16 @@ def unpack(archive: Path, staging: Path) -> tuple[list[tuple[str, Path]], list[s
             if match is None:
                 warnings.append(f"{info.filename}: the name carries no student (expected name_id_id_file)")
                 continue
-            by_student[(match["name"], match["user"])].append((info, RESUBMITTED.sub("", match["file"])))
+            again = RESUBMITTED.search(match["file"])
+            newest_first = (-int(match["submission"]), -int(again[0][1:]) if again else 0)
+            by_student[(match["name"], match["user"])].append((newest_first, info, RESUBMITTED.sub("", match["file"])))
         names = [name for name, _ in by_student]
         found = []
         for n, ((name, user), entries) in enumerate(sorted(by_student.items())):
             folder = staging / str(n)
             folder.mkdir(parents=True)
             budget = _Budget(name)
-            for info, filename in sorted(entries, key=lambda pair: pair[0].filename):
+            for _, info, filename in sorted(entries, key=lambda entry: (entry[0], entry[1].filename)):
                 if filename.lower().endswith(".zip"):
                     _unpack_inner(bundle, info, folder, budget)
                 elif _is_regular(info):
