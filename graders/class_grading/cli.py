@@ -61,14 +61,15 @@ def main(argv: list[str] | None = None) -> int:
             print(course_seed.NO_SECRET, file=sys.stderr)
             return 2
         seed = course_seed.official_seed(secret)
+    expected = roster.read(args.roster) if args.roster else []  # a bad roster stops us before any grading
     writing.prepare_folder(args.out)
     with tempfile.TemporaryDirectory(prefix="minigrad-class-") as staging:
         layout, submissions, warnings = layouts.collect(args.submissions, args.layout, Path(staging))
-        return grade_class(args, seed, layout, submissions, warnings)
+        return grade_class(args, seed, expected, layout, submissions, warnings)
 
 
-def grade_class(args: argparse.Namespace, seed: int, layout: str, submissions: list[layouts.Submission],
-                warnings: list[str]) -> int:  # fmt: skip
+def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout: str,
+                submissions: list[layouts.Submission], warnings: list[str]) -> int:  # fmt: skip
     out, kit = args.out, fingerprint.kit()
     options = ("--seed", str(seed), "--parts", args.parts, "--isolation", args.isolation,
                "--reference-cache", str(out / CACHE), *(["--official"] if args.official else []))  # fmt: skip
@@ -88,7 +89,6 @@ def grade_class(args: argparse.Namespace, seed: int, layout: str, submissions: l
     failed, interrupted = run(tasks, args.jobs, wanted, hashes)
     students = [s.student for s in submissions]
     graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in failed}
-    expected = roster.read(args.roster) if args.roster else []
     missing = [s for s in expected if s not in students]
     write_tables(
         out, args.parts.split(","), students, graded, missing, failed, {s: before[s] for s in before if s in graded}
@@ -97,7 +97,8 @@ def grade_class(args: argparse.Namespace, seed: int, layout: str, submissions: l
              "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
              "errors": len(failed), "missing": missing, "warnings": warnings,
              "not_on_roster": [s for s in students if expected and s not in expected]}  # fmt: skip
-    print(report.summary(out, facts, graded, tables.item_analysis(out, graded)))
+    items = tables.item_analysis(out, graded)
+    print(report.summary(out, facts, graded, items))
     if graded:
         report.histogram(out, graded)
     print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
