@@ -3,8 +3,8 @@
 #   make release      regenerate assignments/ from reference/
 #   make test         the project's own tests (the command CI runs)
 #   make lint         ruff
-#   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class)
-#   make bench        grading speed
+#   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class, with minigrad-class)
+#   make bench        grading speed: one submission per part, then a class of 100
 #   make gradescope SECRET_FILE=file [VISIBILITY=after_due_date]   Gradescope's autograder.zip
 #   make classroom DEST=dir            a GitHub Classroom student repository
 
@@ -52,7 +52,8 @@ format: $(VENV)/.dev
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
 
-# With SUBMISSION given, grade that folder; otherwise grade the sample class in examples/.
+# With SUBMISSION given, grade that folder; otherwise grade the sample class in examples/ with
+# minigrad-class (grades, feedback and the class report in build/class/).
 grade: $(VENV)/.instructor
 ifeq ($(origin SUBMISSION),command line)
 	$(VENV)/bin/minigrad-grade "$(SUBMISSION)" --out "$(OUT)"
@@ -62,6 +63,7 @@ endif
 
 bench: $(VENV)/.instructor
 	$(PY) bench/grade_speed.py
+	$(PY) bench/class_speed.py
 
 # The secret file goes into the zip, never into git (see graders/gradescope/package.py).
 gradescope: $(VENV)/.instructor

@@ -9,6 +9,8 @@ A spec `NAME.json` says which submission it starts from and what it changes:
                {"file": "engine.py", "append": "code added at the end"},
                {"file": "../conftest.py", "write": "a whole new file, here beside minigrad/"}],
      "expect": {"value": 28, ...} or "same as base",
+     "folder": "hw1-alice/minigrad" (optional: where the package goes in the upload; "." for a
+               flat upload whose engine.py sits at the top; default "minigrad"),
      "seed": 7 (optional: the grading seed the expected scores hold for),
      "messages": ["words the failure messages must contain"],
      and, for attacks, what tests/test_grader_submissions.py must also check:
@@ -39,17 +41,34 @@ def load(spec: Path) -> dict:
 
 
 def materialize(spec: Path, dest: Path) -> Path:
-    """Build the submission described by `spec` in `dest` (which holds minigrad/ afterwards)."""
+    """Build the submission described by `spec` in `dest`: minigrad/, or wherever the spec's
+    "folder" puts the package."""
+    _build(spec, dest)
+    relocate(dest / "minigrad", dest / load(spec).get("folder", "minigrad"))
+    return dest
+
+
+def _build(spec: Path, dest: Path) -> None:
     data = load(spec)
     package = dest / "minigrad"
     base = data["base"]
     if base in BASES:
         shutil.copytree(BASES[base], package, ignore=shutil.ignore_patterns("__pycache__"))
     else:
-        materialize(spec.parent / f"{base}.json", dest)
+        _build(spec.parent / f"{base}.json", dest)
     for edit in data.get("edits", []):
         apply_edit(package / edit["file"], edit)
-    return dest
+
+
+def relocate(package: Path, where: Path) -> None:
+    """Move the built package's files to where the upload keeps them (a wrapping folder, or
+    the top of the upload for a flat one)."""
+    if where == package:
+        return
+    where.mkdir(parents=True, exist_ok=True)
+    for item in sorted(package.iterdir()):
+        item.rename(where / item.name)
+    package.rmdir()
 
 
 def apply_edit(path: Path, edit: dict) -> None:

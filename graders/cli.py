@@ -3,6 +3,7 @@
     minigrad-grade SUBMISSION --out DIR [--parts checkpoint,value,backward,mlp] [--seed N]
                    [--official [--secret-file F]] [--isolation auto|bwrap|user|local]
                    [--check-imports] [--visibility after_due_date|after_published|visible|hidden]
+                   [--reference-cache DIR]
 
 The pipeline: claim a uid of its own for this grading -> choose an isolation level (self-test)
 -> copy the submission safely -> pick the seed -> run the hidden suites with pytest
@@ -167,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--visibility", choices=VISIBILITIES, help="when students see the hidden tests (default: as each suite says)"
     )
+    parser.add_argument(
+        "--reference-cache", type=Path, help="a folder keeping the reference's answers for gradings with the same seed"
+    )
     args = parser.parse_args(argv)
 
     out = args.out or (GRADESCOPE_RESULTS if GRADESCOPE_RESULTS.parent.is_dir() else None)
@@ -199,7 +203,9 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
         records = first  # every hidden test failing would only hide the one thing to fix
         (root / "report.json").write_text("{}\n")
     else:
-        collector, status = run_suites(context.GradingRun(isolation, workdir, seed), parts, root / "report.json")
+        collector, status = run_suites(
+            context.GradingRun(isolation, workdir, seed, args.reference_cache), parts, root / "report.json"
+        )
         if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:
             print(f"grader error ({status!r}), no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
             return 2

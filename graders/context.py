@@ -19,6 +19,7 @@ class GradingRun:
     isolation: Isolation
     workdir: Path  # the child's folder: runner plus the copied submission
     seed: int
+    reference_cache: Path | None = None  # where a class keeps the reference's answers for its seed
 
 
 KEY = pytest.StashKey[GradingRun]()

@@ -68,7 +68,8 @@ def copy_package(submission: Path, target: Path) -> Intake:
 def _open_package(submission: Path, intake: Intake) -> int | None:
     """An open descriptor of the package folder, or None (with the reason when it is not
     simply missing). Where students put it varies: `minigrad/` at the top, the upload being
-    `minigrad/` itself, one wrapping folder (`hw1-alice/minigrad/`), or a flat upload whose
+    `minigrad/` itself (unless it holds a `minigrad/`, as nbgrader's `submitted/{student}/minigrad/`
+    does), one wrapping folder (`hw1-alice/minigrad/`), or a flat upload whose
     `engine.py` sits at the top; each folder on the way is opened without following links."""
     if submission.is_symlink():
         intake.refused.append(f"{submission.name}: a symbolic link, not a folder; upload the files themselves")
@@ -77,8 +78,8 @@ def _open_package(submission: Path, intake: Intake) -> int | None:
         folder = os.open(submission, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return None
-    if submission.name == "minigrad":
-        intake.location = "minigrad"
+    if submission.name == "minigrad" and not _exists(folder, "minigrad"):
+        intake.location = "minigrad"  # the package itself, not an assignment folder named minigrad/ holding it
         return folder
     path: list[str] = []
     for _ in range(SEARCH_DEPTH):
@@ -120,6 +121,14 @@ def _package_in(folder: int, intake: Intake) -> int | None | object:
         return None
     os.close(folder)
     return package
+
+
+def _exists(folder: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
 
 
 def _is_regular(folder: int, name: str) -> bool:

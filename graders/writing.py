@@ -8,6 +8,7 @@ whatever stood at the name, link or not, and never follows it.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -33,3 +34,17 @@ def write_new(folder: Path, name: str, data: bytes, mode: int = 0o644) -> Path:
         temporary.unlink(missing_ok=True)
         raise
     return folder / name
+
+
+def read_json(path: Path) -> object | None:
+    """A JSON file written here earlier, read without following a link planted at its name;
+    None when it is missing, a link or not JSON."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        try:
+            return json.loads(file.read())
+        except ValueError:
+            return None

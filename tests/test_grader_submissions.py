@@ -24,9 +24,9 @@ from graders import course_seed, sandbox
 
 from grading import ROOT, STRONG, grade, leftover_processes, needs_isolation, part_scores
 
-SPECS = sorted((ROOT / "tests" / "submissions").glob("*.json")) + sorted(
-    (ROOT / "examples" / "submissions").glob("*.json")
-)
+# The sample class (examples/submissions/) is graded as a class, through minigrad-class, with
+# the same checks of exact scores and messages: tests/test_class_grading.py.
+SPECS = sorted((ROOT / "tests" / "submissions").glob("*.json"))
 
 
 @contextmanager

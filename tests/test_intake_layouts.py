@@ -27,8 +27,22 @@ def copy(submission: Path, tmp_path: Path) -> intake.Intake:
 
 @pytest.mark.parametrize(
     "where",
-    ["minigrad", "upload/minigrad", "upload/hw1-alice/minigrad", "upload/hw1-alice/hw1/minigrad", "upload"],
-    ids=["the package itself", "at the top", "in a wrapping folder", "two folders deep", "flat"],
+    [
+        "minigrad",
+        "minigrad/minigrad",
+        "upload/minigrad",
+        "upload/hw1-alice/minigrad",
+        "upload/hw1-alice/hw1/minigrad",
+        "upload",
+    ],
+    ids=[
+        "the package itself",
+        "in nbgrader's assignment folder",
+        "at the top",
+        "in a wrapping folder",
+        "two folders deep",
+        "flat",
+    ],
 )
 def test_the_package_is_found_wherever_it_is(tmp_path: Path, where: str) -> None:
     place = tmp_path / where

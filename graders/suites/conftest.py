@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from graders import context, harness
+from graders import context, harness, reference_cache
 from graders.cases import MAKER
 from graders.judge import GraderError, judge
 
@@ -44,7 +44,7 @@ def _run_everything(config: pytest.Config) -> dict:
     run = config.stash[context.KEY]
     with ThreadPoolExecutor(max_workers=1) as pool:  # the child and the reference run side by side
         child = pool.submit(harness.run_child, run.workdir, programs, tests, parts, run.isolation)
-        reference = harness.run_reference(programs, tests, parts)
+        reference = reference_cache.answers(run.reference_cache, programs, tests, parts)
         submission = child.result()
     outcomes, position = {}, 0
     for _, c in all_cases:

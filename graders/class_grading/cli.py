@@ -1,0 +1,158 @@
+"""minigrad-class: grade a whole class with the hidden grader, in parallel.
+
+    minigrad-class SUBMISSIONS --out DIR [--jobs N] [--official [--secret-file F] | --seed N]
+                   [--roster CSV] [--layout auto|folders|nbgrader|gradescope|lms-zip|classroom]
+                   [--resume] [--parts ...] [--isolation auto|bwrap|user|local]
+
+Every student is graded by `minigrad-grade` with one seed for the whole class (so two
+students with the same bug get the same score), the reference's answers computed once.
+Under DIR: {student}/results.json, report.json, feedback.md, feedback.html, grading.json;
+grades.csv, errors.csv, changes.csv (on a regrade), item_analysis.csv, summary.md,
+histogram.png and feedback.zip. A grader failure on one student is recorded in errors.csv
+and the batch goes on; Ctrl-C stops the running gradings and keeps every finished one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+import tempfile
+from concurrent.futures import as_completed
+from pathlib import Path
+
+from tqdm import tqdm
+
+from graders import course_seed, sandbox, writing
+from graders.cli import PARTS
+
+from . import feedback, fingerprint, grading, layouts, records, report, roster, tables
+from .records import Record
+
+CACHE = ".reference-cache"  # inside --out; a student id never starts with a dot
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="minigrad-class", description=__doc__.splitlines()[0])
+    parser.add_argument("submissions", type=Path, help="a folder of submissions, or an LMS zip")
+    parser.add_argument("--out", type=Path, required=True, help="where the grades go (created, closed to others)")
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="gradings at once (cores)")
+    seeds = parser.add_mutually_exclusive_group()
+    seeds.add_argument("--official", action="store_true", help="the course's seed, from its secret; bwrap/user only")
+    seeds.add_argument("--seed", type=int, default=0, help="one seed for the class (default 0)")
+    parser.add_argument("--secret-file", type=Path, help=f"the course secret (default: ${course_seed.SECRET_VARIABLE})")
+    parser.add_argument("--roster", type=Path, help="a CSV of the students expected (nbgrader's: an id column)")
+    parser.add_argument("--layout", default="auto", choices=layouts.LAYOUTS)
+    parser.add_argument("--resume", action="store_true", help="keep grades of submissions unchanged since")
+    parser.add_argument("--parts", default=",".join(PARTS), help="parts to grade (default: all)")
+    parser.add_argument("--isolation", default="auto", choices=["auto", *sandbox.LEVELS])
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    seed = args.seed
+    if args.official:
+        if (secret := course_seed.read_secret(args.secret_file)) is None:
+            print(course_seed.NO_SECRET, file=sys.stderr)
+            return 2
+        seed = course_seed.official_seed(secret)
+    expected = roster.read(args.roster) if args.roster else []  # a bad roster stops us before any grading
+    writing.prepare_folder(args.out)
+    with tempfile.TemporaryDirectory(prefix="minigrad-class-") as staging:
+        layout, submissions, warnings = layouts.collect(args.submissions, args.layout, Path(staging))
+        return grade_class(args, seed, expected, layout, submissions, warnings)
+
+
+def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout: str,
+                submissions: list[layouts.Submission], warnings: list[str]) -> int:  # fmt: skip
+    out, kit = args.out, fingerprint.kit()
+    options = ("--seed", str(seed), "--parts", args.parts, "--isolation", args.isolation,
+               "--reference-cache", str(out / CACHE), *(["--official"] if args.official else []))  # fmt: skip
+    wanted = {"seed": seed, "parts": args.parts, "kit": kit}
+    before, tasks, kept, hashes = {}, [], 0, {}
+    for submission in submissions:
+        hashes[submission.student] = fingerprint.of(submission.folder)
+        previous = records.load(out, submission.student)
+        if previous is not None:
+            before[submission.student] = previous.results
+        current = {**wanted, "submission": hashes[submission.student]}
+        if args.resume and previous is not None and all(previous.grading.get(k) == v for k, v in current.items()):
+            kept += 1
+            continue
+        records.forget(out / submission.student)  # complete again only once this grading is
+        tasks.append(grading.Task(submission.student, submission.folder, out / submission.student, options))
+    failed, interrupted = run(tasks, args.jobs, wanted, hashes)
+    students = [s.student for s in submissions]
+    graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in failed}
+    missing = [s for s in expected if s not in students]
+    write_tables(
+        out, args.parts.split(","), students, graded, missing, failed, {s: before[s] for s in before if s in graded}
+    )
+    facts = {"layout": layout, "seed": seed, "isolation": ", ".join(sorted(_levels(graded))) or "-",
+             "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
+             "errors": len(failed), "missing": missing, "warnings": warnings,
+             "not_on_roster": [s for s in students if expected and s not in expected]}  # fmt: skip
+    items = tables.item_analysis(out, graded)
+    print(report.summary(out, facts, graded, items))
+    if graded:
+        report.histogram(out, graded)
+    print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
+    return 130 if interrupted else 0
+
+
+def run(tasks: list[grading.Task], jobs: int, wanted: dict, hashes: dict[str, str]) -> tuple[dict[str, str], bool]:
+    """Grade `tasks` `jobs` at a time, with a progress bar; returns each failed student's
+    problem and whether Ctrl-C stopped the run."""
+    failed: dict[str, str] = {}
+    by_student = {task.student: task for task in tasks}
+    pool = grading.executor(jobs)
+    try:
+        futures = [pool.submit(grading.grade, task) for task in tasks]
+        with tqdm(total=len(tasks), unit="student", desc="grading", dynamic_ncols=True) as bar:
+            for future in as_completed(futures):
+                done = future.result()
+                problem = done.problem or finish(by_student[done.student], wanted, hashes)
+                if problem is not None:
+                    failed[done.student] = problem
+                bar.update()
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        grading.stop_all()
+        pool.shutdown(wait=True)
+        print("\ninterrupted: finished grades are kept; run again with --resume for the rest", file=sys.stderr)
+        return failed, True
+    pool.shutdown()
+    return failed, False
+
+
+def finish(task: grading.Task, wanted: dict, hashes: dict[str, str]) -> str | None:
+    """After a grade is written: its feedback, then grading.json, which marks it complete."""
+    results = records.read_json(task.out, records.RESULTS)
+    if results is None:
+        return "results.json is missing or unreadable"
+    feedback.write(task.out, task.student, results)
+    graded_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    records.write_grading(task.out, {**wanted, "submission": hashes[task.student], "graded_at": graded_at})
+    return None
+
+
+def write_tables(out: Path, parts: list[str], students: list[str], graded: dict[str, Record], missing: list[str],
+                 failed: dict[str, str], before: dict[str, dict]) -> None:  # fmt: skip
+    tables.grades(out, [p for p in PARTS if p in parts], students, graded, missing, failed)
+    tables.errors(out, failed)
+    if before:
+        tables.changes(out, before, graded)
+    feedback.write_zip(out, {student: record.results for student, record in graded.items()})
+
+
+def _levels(graded: dict[str, Record]) -> set[str]:
+    return {str(r.results.get("extra_data", {}).get("isolation", "?")) for r in graded.values()}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Feedback a student can read: the part table, then each failed test's message and hint.
+
+Built only from the grade's own `results.json`, whose messages the judge already wrote for
+students: a test the suite marks secret (the checkpoint's questions) shows "(hidden)" for its
+inputs and expected value, so neither can reach a feedback file. Tests that failed with the
+same message (a syntax error fails them all) are shown once, with the names of the others.
+The same content is written as Markdown and as HTML; `feedback.zip` holds one HTML file per
+student, named by id, for an LMS's bulk feedback upload.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from graders import writing
+
+from . import records
+from .tables import number
+
+NOTES = ("refused:", "note:", "no minigrad/")  # lines of the grade's output a student needs
+
+
+@dataclass
+class Failure:
+    names: list[str]
+    lost: float
+    message: str
+
+
+def failures(results: dict) -> list[Failure]:
+    """Failed tests grouped by message, in the order they ran."""
+    groups: dict[str, Failure] = {}
+    for test in results["tests"]:
+        if test["status"] == "passed":
+            continue
+        group = groups.setdefault(test["output"], Failure([], 0.0, test["output"]))
+        group.names.append(test["name"])
+        group.lost += test["max_score"] - test["score"]
+    return list(groups.values())
+
+
+def markdown(student: str, results: dict) -> str:
+    lines = [f"# minigrad: feedback for {student}", "", f"**Total: {_total(results)}**"]
+    if notes := _notes(results):
+        lines += ["", *(f"- {note}" for note in notes)]
+    lines += ["", "| part | score |", "|---|---|"]
+    lines += [f"| {part} | {number(got)} / {number(most)} |" for part, (got, most) in records.parts(results).items()]
+    found = failures(results)
+    lines += ["", "## What to fix" if found else "Every hidden test passed."]
+    for failure in found:
+        fence = "`" * max(3, _longest_backticks(failure.message) + 1)
+        lines += ["", f"### {failure.names[0]} (-{number(failure.lost)})"]
+        if len(failure.names) > 1:
+            lines.append(_same_message(failure))
+        lines += ["", fence, failure.message, fence]
+    return "\n".join(lines) + "\n"
+
+
+def page(student: str, results: dict) -> str:
+    e = html.escape
+    body = [f"<h1>minigrad: feedback for {e(student)}</h1>",
+            f"<p><strong>Total: {_total(results)}</strong></p>"]  # fmt: skip
+    if notes := _notes(results):
+        body.append("<ul>" + "".join(f"<li>{e(note)}</li>" for note in notes) + "</ul>")
+    body.append("<table><tr><th>part</th><th>score</th></tr>")
+    for part, (got, most) in records.parts(results).items():
+        body.append(f"<tr><td>{e(part)}</td><td>{number(got)} / {number(most)}</td></tr>")
+    body.append("</table>")
+    found = failures(results)
+    body.append("<h2>What to fix</h2>" if found else "<p>Every hidden test passed.</p>")
+    for failure in found:
+        body.append(f"<h3>{e(failure.names[0])} (-{number(failure.lost)})</h3>")
+        if len(failure.names) > 1:
+            body.append(f"<p>{e(_same_message(failure))}</p>")
+        body.append(f"<pre>{e(failure.message)}</pre>")
+    style = "body{font-family:sans-serif;max-width:60em}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>minigrad: {e(student)}</title>'
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")  # fmt: skip
+
+
+def write(folder: Path, student: str, results: dict) -> None:
+    """feedback.md and feedback.html in the student's folder."""
+    records.write(folder, "feedback.md", markdown(student, results).encode())
+    records.write(folder, "feedback.html", page(student, results).encode())
+
+
+def write_zip(out: Path, graded: dict[str, dict]) -> None:
+    """feedback.zip: `{student}.html` per graded student, with fixed dates so that the same
+    grades give the same bytes."""
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for student in sorted(graded):
+            bundle.writestr(zipfile.ZipInfo(f"{student}.html", (1980, 1, 1, 0, 0, 0)), page(student, graded[student]))
+    writing.write_new(out, "feedback.zip", data.getvalue())
+
+
+def _total(results: dict) -> str:
+    return f"{number(results['score'])} / {number(results['max_score'])}"
+
+
+def _same_message(failure: Failure) -> str:
+    return f"{len(failure.names) - 1} more tests failed with the same message: {', '.join(failure.names[1:])}"
+
+
+def _notes(results: dict) -> list[str]:
+    return [line for line in results.get("output", "").splitlines() if line.startswith(NOTES)]
+
+
+def _longest_backticks(text: str) -> int:
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)

@@ -1,0 +1,66 @@
+"""One student's grade as it lies under `--out`: results.json, written by the grader, and
+grading.json, written by the class command once the grade is complete.
+
+grading.json says what the grade was computed from (the submission's fingerprint, the seed,
+the parts, the kit) and when; `--resume` trusts a grade only when all of those still match.
+It is written after results.json, so an interrupted grading never looks finished. Reading
+never follows a link: `--out` is the grader's, but a folder planted there is not trusted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from graders import writing
+
+RESULTS = "results.json"
+GRADING = "grading.json"
+
+
+@dataclass
+class Record:
+    student: str
+    results: dict
+    grading: dict
+
+
+def read_json(folder: Path, name: str) -> dict | None:
+    """`folder/name` parsed, or None when missing, linked (file or folder) or not a JSON object."""
+    data = None if folder.is_symlink() else writing.read_json(folder / name)
+    return data if isinstance(data, dict) else None
+
+
+def load(out: Path, student: str) -> Record | None:
+    """The student's complete grade under `out`, or None when there is none."""
+    results, grading = read_json(out / student, RESULTS), read_json(out / student, GRADING)
+    if results is None or grading is None:
+        return None
+    return Record(student, results, grading)
+
+
+def write(folder: Path, name: str, data: bytes) -> None:
+    """A file in a student's folder, by the hardening rule (never through a link)."""
+    if folder.is_symlink() or not folder.is_dir():
+        raise OSError(f"{folder} is not a real folder")
+    writing.write_new(folder, name, data)
+
+
+def forget(folder: Path) -> None:
+    """Mark a student's grade incomplete before it is regraded (not through a linked folder)."""
+    if folder.is_dir() and not folder.is_symlink():
+        (folder / GRADING).unlink(missing_ok=True)
+
+
+def write_grading(folder: Path, grading: dict) -> None:
+    write(folder, GRADING, (json.dumps(grading, indent=2, sort_keys=True) + "\n").encode())
+
+
+def parts(results: dict) -> dict[str, tuple[float, float]]:
+    """(points, maximum) per part, in the order the tests ran."""
+    totals: dict[str, tuple[float, float]] = {}
+    for test in results.get("tests", []):
+        got, most = totals.get(test["tags"][0], (0.0, 0.0))
+        totals[test["tags"][0]] = (round(got + test["score"], 6), round(most + test["max_score"], 6))
+    return totals

@@ -1,0 +1,89 @@
+"""The instructor's overview: summary.md (totals, part means, the most common mistakes, who
+is missing or unexpected) and histogram.png (score distribution and part means)."""
+
+from __future__ import annotations
+
+import io
+import statistics
+from collections import Counter
+from pathlib import Path
+
+from graders import writing
+
+from .records import Record, parts
+from .tables import number
+
+HARDEST = 10  # tests listed in the summary, lowest pass rate first
+HINTS = 5  # most common hints listed
+
+
+def summary(out: Path, facts: dict, records: dict[str, Record], items: list[dict]) -> str:
+    """Write summary.md and return its text. `facts` holds the run's layout, seed, counts and
+    the roster's differences."""
+    totals = [r.results["score"] for r in records.values()]
+    lines = ["# minigrad: class summary", "",
+             f"- layout: {facts['layout']}, seed: {facts['seed']}, isolation: {facts['isolation']}",
+             f"- submissions: {facts['submissions']} (graded now: {facts['graded']}, unchanged and kept: "
+             f"{facts['kept']}, grader errors: {facts['errors']})"]  # fmt: skip
+    if facts["missing"]:
+        lines.append(f"- on the roster, no submission: {', '.join(facts['missing'])}")
+    if facts["not_on_roster"]:
+        lines.append(f"- graded but not on the roster: {', '.join(facts['not_on_roster'])}")
+    lines += [f"- warning: {warning}" for warning in facts["warnings"]]
+    if totals:
+        most = max(r.results["max_score"] for r in records.values())
+        lines += ["", "## Totals", "", "| mean | median | min | max | out of |", "|---|---|---|---|---|",
+                  f"| {statistics.mean(totals):.2f} | {number(statistics.median(totals))} | {number(min(totals))} "
+                  f"| {number(max(totals))} | {number(most)} |"]  # fmt: skip
+        lines += ["", "## Parts", "", "| part | mean | out of |", "|---|---|---|"]
+        lines += [f"| {part} | {mean:.2f} | {number(most)} |" for part, (mean, most) in part_means(records).items()]
+        hardest = sorted(items, key=lambda item: (item["pass_rate"], item["test"]))[:HARDEST]
+        lines += ["", "## Hardest tests", "", "| test | pass rate | discrimination |", "|---|---|---|"]
+        lines += [f"| {item['test']} | {item['pass_rate']:.0%} | "
+                  f"{'' if item['discrimination'] is None else format(item['discrimination'], '.2f')} |"
+                  for item in hardest]  # fmt: skip
+        lines += ["", "## Most common mistakes (hints given)", ""]
+        lines += [f"- {count} x {hint}" for hint, count in common_hints(records)] or ["- none"]
+    text = "\n".join(lines) + "\n"
+    writing.write_new(out, "summary.md", text.encode())
+    return text
+
+
+def part_means(records: dict[str, Record]) -> dict[str, tuple[float, float]]:
+    """Each part's mean score over the class, and its maximum."""
+    per_student = [parts(r.results) for r in records.values()]
+    maxima = {part: most for scores in per_student for part, (_, most) in scores.items()}
+    return {part: (statistics.mean(s.get(part, (0.0, 0.0))[0] for s in per_student), most)
+            for part, most in maxima.items()}  # fmt: skip
+
+
+def common_hints(records: dict[str, Record]) -> list[tuple[str, int]]:
+    """The hints of failed tests, counted once per student: what the class most got wrong."""
+    counts: Counter[str] = Counter()
+    for r in records.values():
+        hints = {line.strip()[len("hint:") :].strip() for test in r.results["tests"] if test["status"] != "passed"
+                 for line in test["output"].splitlines() if line.strip().startswith("hint:")}  # fmt: skip
+        counts.update(hints)
+    return counts.most_common(HINTS)
+
+
+def histogram(out: Path, records: dict[str, Record]) -> None:
+    """histogram.png: the distribution of totals beside each part's mean, as a share of its points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, (left, right) = pyplot.subplots(1, 2, figsize=(10, 4))
+    totals = [r.results["score"] for r in records.values()]
+    most = max((r.results["max_score"] for r in records.values()), default=1.0)
+    left.hist(totals, bins=20, range=(0, most), color="#4477aa", edgecolor="white")
+    left.set(title=f"Totals ({len(totals)} students)", xlabel=f"score out of {number(most)}", ylabel="students")
+    means = part_means(records)
+    right.bar(list(means), [mean / top if top else 0.0 for mean, top in means.values()], color="#66aa55")
+    right.set(title="Part means", ylabel="share of the part's points", ylim=(0, 1))
+    figure.tight_layout()
+    data = io.BytesIO()
+    figure.savefig(data, format="png", dpi=100, metadata={"Software": None})
+    pyplot.close(figure)
+    writing.write_new(out, "histogram.png", data.getvalue())

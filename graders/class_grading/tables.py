@@ -1,0 +1,112 @@
+"""The class's CSV files: grades, errors, changes on a regrade, and item analysis.
+
+Rows are sorted by student and numbers written the same way every run, so two gradings of
+one class differ only where DESIGN §9.9 allows (`graded_at`): `--jobs 1` and `--jobs N`, or
+a regrade of unchanged work, give the same bytes otherwise.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import statistics
+from pathlib import Path
+
+from graders import writing
+
+from .records import Record
+from .records import parts as part_totals
+
+
+def number(x: float) -> str:
+    return f"{round(x, 6):g}"
+
+
+def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None:
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    writing.write_new(out, name, text.getvalue().encode())
+
+
+def grades(out: Path, parts: list[str], students: list[str], records: dict[str, Record], missing: list[str],
+           failed: dict[str, str]) -> None:  # fmt: skip
+    """grades.csv: one row per student who submitted or is on the roster; status says whether
+    they were graded, the grader failed, they submitted nothing, or Ctrl-C came first."""
+    header = ["student", "total", "max_score", *parts, "seed", "isolation", "graded_at", "submission", "status"]
+    rows = []
+    for student in sorted({*students, *missing}):
+        record = records.get(student)
+        if record is None:
+            status = ("error (see errors.csv)" if student in failed else "no submission" if student in missing
+                      else "not graded (interrupted: run again with --resume)")  # fmt: skip
+            rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", status])
+            continue
+        results, scores = record.results, part_totals(record.results)
+        extra = results.get("extra_data", {})
+        rows.append([student, number(results["score"]), number(results["max_score"]),
+                     *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts), extra.get("seed", ""),
+                     extra.get("isolation", ""), record.grading.get("graded_at", ""),
+                     record.grading.get("submission", ""), "graded"])  # fmt: skip
+    write_csv(out, "grades.csv", header, rows)
+
+
+def errors(out: Path, failed: dict[str, str]) -> None:
+    """errors.csv: every student the grader could not grade this run, and why."""
+    write_csv(out, "errors.csv", ["student", "problem"], [[s, failed[s]] for s in sorted(failed)])
+
+
+def changes(out: Path, before: dict[str, dict], records: dict[str, Record]) -> int:
+    """changes.csv on a regrade: each student whose grade changed, and which tests did.
+    Returns how many changed."""
+    rows = []
+    for student in sorted(before):
+        record = records.get(student)
+        if record is None:
+            continue
+        old, new = _by_test(before[student]), _by_test(record.results)
+        changed = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
+        if changed or before[student].get("score") != record.results["score"]:
+            rows.append([student, number(before[student].get("score", 0.0)), number(record.results["score"]),
+                         "; ".join(changed)])  # fmt: skip
+    write_csv(out, "changes.csv", ["student", "old", "new", "tests_changed"], rows)
+    return len(rows)
+
+
+def _by_test(results: dict) -> dict[str, float]:
+    return {test["name"]: test["score"] for test in results.get("tests", [])}
+
+
+def item_analysis(out: Path, records: dict[str, Record]) -> list[dict]:
+    """item_analysis.csv: per hidden test, its pass rate and its discrimination (the
+    correlation of passing it with the rest of the score: near 0 or negative flags a test
+    that good students fail as often as weak ones). Returns the rows for the summary."""
+    graded = [records[s].results for s in sorted(records)]
+    items: dict[str, dict] = {}
+    for results in graded:
+        for test in results["tests"]:
+            item = items.setdefault(test["name"], {"test": test["name"], "part": test["tags"][0],
+                                                   "points": test["max_score"], "passed": []})  # fmt: skip
+            item["passed"].append(test["status"] == "passed")
+    totals = [results["score"] for results in graded]
+    rows = []
+    for item in items.values():
+        passed = item["passed"]
+        rest = [total - (item["points"] if ok else 0.0) for total, ok in zip(totals, passed)]
+        item["pass_rate"] = sum(passed) / len(passed)
+        item["discrimination"] = correlation([float(ok) for ok in passed], rest)
+        rows.append(item)
+    write_csv(out, "item_analysis.csv", ["test", "part", "points", "pass_rate", "discrimination", "students"],
+              [[r["test"], r["part"], number(r["points"]), f"{r['pass_rate']:.3f}",
+                "" if r["discrimination"] is None else f"{r['discrimination']:.3f}", len(r["passed"])]
+               for r in rows])  # fmt: skip
+    return rows
+
+
+def correlation(xs: list[float], ys: list[float]) -> float | None:
+    """Pearson's r; None when either side does not vary (a test everyone passed)."""
+    try:
+        return statistics.correlation(xs, ys)
+    except statistics.StatisticsError:
+        return None
