@@ -174,7 +174,8 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
     isolation, seen, passed_over = choose_level(args.isolation, args.official, who)
     seed = args.seed
     workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
-    collector, status = run_suites(context.GradingRun(isolation, workdir, seed), parts, root / "report.json")
+    run = context.GradingRun(isolation, workdir, seed)
+    collector, status = run_suites(run, parts, root / "report.json")
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:
         print(f"grader error ({status!r}), no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
         return 2
@@ -186,7 +187,7 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
         *(f"refused: {problem}" for problem in copied.refused),
         *([] if copied.found else ["no minigrad/ folder found in the submission"]),
     ]
-    text = summary(collector.records, header)
+    text = summary(collector.records, header, run.notes)
     extra = {"seed": seed, "isolation": level, "trusted": level != "local", "official": args.official,
              "self_test": seen, "parts": parts, "limits": who.describe() if who else "rlimits only",
              "copied": copied.copied, "refused": copied.refused}  # fmt: skip

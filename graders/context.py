@@ -6,7 +6,7 @@ safe copy of the submission; the suites' plugin reads this from the pytest confi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -19,6 +19,7 @@ class GradingRun:
     isolation: Isolation
     workdir: Path  # the child's folder: runner plus the copied submission
     seed: int
+    notes: list[str] = field(default_factory=list)  # said once under the score table (see notes.py)
 
 
 KEY = pytest.StashKey[GradingRun]()

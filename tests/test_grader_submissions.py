@@ -71,6 +71,9 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     failures = "\n".join(t["output"] for t in results["tests"])
     for words in data.get("messages", []):
         assert words in failures
+    everything = results["output"] + "\n" + failures
+    for words in data.get("said_once", []):
+        assert everything.count(words) == 1, f"{words!r} said {everything.count(words)} times, not once"
     for words in data.get("forbidden_words", []):
         assert words not in written.decode() + run.stdout
     assert sorted(os.listdir(tmp_path / "out")) == ["report.json", "results.json"]
