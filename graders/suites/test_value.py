@@ -159,7 +159,8 @@ def power_of_values() -> Case:
         if isinstance(answer, list):
             return (f"computed [a ** b, gradient of a, gradient of b] = {plain(answer)}, "
                     f"but the right values are {POWER_OF_VALUES} (or raise TypeError)")  # fmt: skip
-        return f"raised {plain(answer)}, expected TypeError (or, as an extension, the right value and gradients)"
+        raised = answer if isinstance(answer, str) else plain(answer)
+        return f"raised {raised}, expected TypeError (or, as an extension, the right value and gradients)"
 
     hint = "** takes an int or float exponent only: return NotImplemented for a Value exponent"
     what = "Value ** Value must raise TypeError (or compute the right value and gradients)"
