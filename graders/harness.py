@@ -5,8 +5,9 @@ child dies, hangs or floods, the program it was on fails and a fresh child takes
 Time is bounded three ways, none of which a submission can stretch: each program has a
 deadline that only its own valid answer ends; each part may lose at most PART_BUDGET seconds
 to programs that never finish (then its programs get SHORT_TIMEOUT each); the whole grading
-has GRADING_BUDGET. A program that times out while the machine starved it (it was not
-computing) is retried once, so a loaded machine does not cost points.
+has GRADING_BUDGET. A program that times out without a full core to itself (a loaded
+machine starved it, or it slept) is retried once, given as much more time as the load took
+from it, so a loaded machine does not cost points.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ PROGRAM_TIMEOUT = 5.0  # wall seconds per program: room for a machine running a 
 PART_BUDGET = 10.0  # wall seconds a part may lose to programs that never finish
 SHORT_TIMEOUT = 1.0  # per program, once its part's budget is spent
 GRADING_BUDGET = 150.0  # wall seconds for all of one grading's children together
+FULL_CORE = 0.9  # share of a core above which a timed-out child was simply too slow
+ASLEEP = 0.1  # share below which it was not starved but waiting: its retry gets no extra time
+MAX_STRETCH = 3.0  # the most a starved program's retry is stretched
 TEXT_LIMIT = 300  # characters kept of any string the child sends
 DEPTH_LIMIT = 8  # nesting of lists in an answer
 SKIPPED = "skipped: an earlier program of this test took too long; look for an endless loop"
@@ -115,7 +119,7 @@ def run_child(
     outcomes: dict[int, Outcome] = {}
     hung: set[str] = set()
     lost: dict[str, float] = defaultdict(float)
-    retried: set[int] = set()
+    retried: dict[int, float] = {}  # program -> how much its retry's timeout is stretched
     end = time.monotonic() + GRADING_BUDGET
     start = 0
     while start < len(programs):
@@ -124,7 +128,8 @@ def run_child(
             outcomes[start] = Outcome([], failure(SKIPPED if tests[start] in hung else OUT_OF_TIME, "Skipped"))
             start += 1
             continue
-        timeout = min(PROGRAM_TIMEOUT if lost[parts[start]] < PART_BUDGET else SHORT_TIMEOUT, left)
+        allowed = PROGRAM_TIMEOUT if lost[parts[start]] < PART_BUDGET else SHORT_TIMEOUT  # on a core of its own
+        timeout = min(allowed * retried.get(start, 1.0), left)
         answers = Answers(outcomes, start, len(programs))
         request = json.dumps({"programs": programs, "start": start}).encode()
         result = sandbox.run(isolation, workdir, "runner.py", request, timeout, answers.accept)
@@ -132,14 +137,24 @@ def run_child(
         if start == len(programs):
             break
         if result.timed_out:
-            if not result.spinning and start not in retried:
-                retried.add(start)  # starved by a loaded machine, or asleep: once more
+            if (stretch := retry_stretch(result.cpu_share)) is not None and start not in retried:
+                retried[start] = stretch
                 continue
             lost[parts[start]] += timeout
             hung.add(tests[start])
-        outcomes[start] = Outcome([], child_failure(result, timeout))
+        outcomes[start] = Outcome([], child_failure(result, min(allowed, timeout)))
         start += 1
     return [outcomes[i] for i in range(len(programs))]
+
+
+def retry_stretch(cpu_share: float) -> float | None:
+    """How much longer a timed-out program's one retry gets: None for a child that had a
+    full core and still did not finish (an endless loop); for one a loaded machine starved,
+    as much as the load took (a child with half a core gets twice the time); for one that
+    slept, the same time again."""
+    if cpu_share >= FULL_CORE:
+        return None
+    return min(1 / cpu_share, MAX_STRETCH) if cpu_share >= ASLEEP else 1.0
 
 
 class Answers:

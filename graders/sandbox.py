@@ -59,7 +59,7 @@ class ChildResult:
     timed_out: bool
     flooded: bool
     seconds: float
-    spinning: bool = False  # at the time-out, the child was busy computing (not starved or asleep)
+    cpu_share: float = 1.0  # at a time-out: the share of one core the child got over its life
 
 
 def python_for(level: str) -> str:
@@ -227,10 +227,10 @@ def run(
     except BrokenPipeError:
         pass
     out, err, timed_out, flooded = _read_bounded(proc, timeout, accept)
-    spinning = timed_out and _busy(proc, identity)
+    share = cpu_seconds(identity, proc.pid) / max(time.monotonic() - start, 1e-3) if timed_out else 1.0
     _stop(proc, identity)
     RUNNING.discard(proc.pid)
-    return ChildResult(bytes(out), bytes(err), proc.returncode, timed_out, flooded, time.monotonic() - start, spinning)
+    return ChildResult(bytes(out), bytes(err), proc.returncode, timed_out, flooded, time.monotonic() - start, share)
 
 
 def _read_bounded(
@@ -287,14 +287,6 @@ def cpu_seconds(identity: Identity | None, session: int) -> float:
         if identity or int(fields[3]) == session:
             ticks += int(fields[11]) + int(fields[12])  # utime, stime
     return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _busy(proc: subprocess.Popen, identity: Identity | None, window: float = 0.3) -> bool:
-    """Whether the timed-out child is computing (an endless loop) rather than starved by a
-    loaded machine or asleep: it must use at least half of a short window's CPU."""
-    before = cpu_seconds(identity, proc.pid)
-    time.sleep(window)
-    return cpu_seconds(identity, proc.pid) - before >= window / 2
 
 
 def kill_running() -> None:

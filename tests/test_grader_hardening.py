@@ -195,6 +195,18 @@ def test_a_child_starved_past_its_deadline_is_retried_not_failed(tmp_path: Path)
     assert results["score"] == 28
 
 
+@pytest.mark.parametrize(
+    ("cpu_share", "stretch"),
+    [(1.0, None), (0.95, None), (0.5, 2.0), (0.25, 3.0), (0.05, 1.0)],
+    ids=["full core: an endless loop", "nearly full", "half a core", "starved hard", "asleep"],
+)
+def test_a_timed_out_program_is_retried_with_the_time_the_load_took(cpu_share: float, stretch: float | None) -> None:
+    """Two gradings per core give each child half a core: a legitimate program that needs
+    0.8 s of CPU then takes 1.6 s, past the 1 s a part gets after an endless loop; its retry
+    must get the time back, while a child that had a whole core is not retried."""
+    assert harness.retry_stretch(cpu_share) == stretch
+
+
 @pytest.fixture
 def who():
     if "user" not in sandbox.available_levels():
