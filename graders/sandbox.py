@@ -89,10 +89,10 @@ NUMPY_LINKS = Path("/etc/alternatives")  # Debian finds NumPy's BLAS and LAPACK 
 def numpy_for(python: str) -> Path | None:
     """The folder holding a NumPy that `python` (the child's interpreter) can import, or None.
 
-    Students may `import numpy` (DESIGN 9.2), but the child runs with `-I -S`, so no
-    site-packages is on its path. The parent's own NumPy serves the local level; the system
-    interpreter of the bwrap and user levels needs one that every user can read, as Debian's
-    `python3-numpy` is. Each candidate is tried once with the interpreter itself, so a NumPy
+    Students may `import numpy` (an honest engine that does must not score 0), but the child
+    runs with `-I -S`, so no site-packages is on its path. The parent's own NumPy serves the
+    local level; the system interpreter of the bwrap and user levels needs one that every user
+    can read, as Debian's `python3-numpy` is. Each candidate is tried once with the interpreter itself, so a NumPy
     built for another Python is never offered.
     """
     own = importlib.util.find_spec("numpy")

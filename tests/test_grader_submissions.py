@@ -87,7 +87,7 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["correct", "fair-import-numpy"])
 @pytest.mark.parametrize("level", sandbox.LEVELS)
 def test_correct_submission_scores_full_marks_at_every_level(level: str, name: str, tmp_path: Path) -> None:
-    """With NumPy too: the child may import it, read-only, at every level (DESIGN 9.2)."""
+    """With NumPy too: the child may import it, read-only, at every level."""
     if level not in sandbox.available_levels():
         pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
     submission = materialize(ROOT / "tests" / "submissions" / f"{name}.json", tmp_path / "submission")

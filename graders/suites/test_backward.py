@@ -1,7 +1,7 @@
 """Hidden suite, part 2: whole graphs, reused nodes, deep chains, accumulation, zeroing.
 
-Part 2 grades part 2 (DESIGN 9.4): every graph here is built from `+`, `*` and `**` (with a
-number exponent) alone, so an engine that lacks tanh, say, loses that operator's test in
+Part 2 grades part 2 alone: every graph here is built from `+`, `*` and `**` (with a
+number exponent) only, so an engine that lacks tanh, say, loses that operator's test in
 part 1 and nothing here.
 """
 
