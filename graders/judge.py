@@ -53,6 +53,12 @@ def _where(error: dict) -> str:
 def explain_error(case: Case, program: Program, error: dict) -> str:
     if said_once := notes.per_test(error):
         return f"{case.what}: {said_once}"
+    if name := notes.called_but_missing(error):
+        return (
+            f"{case.what}: your code{_where(error)} calls `{name}`, {notes.DESCRIPTIONS[name]}, which is missing\n"
+            f"    while running: {program.shown}\n"
+            f"    hint:     write `{name}` first: its own test tells you more"
+        )
     if error["type"] == "NotImplementedError" and error.get("where"):
         return f"{case.what}: not attempted yet: `{error['where'].split(' (')[0]}`"
     if error["type"] in ("ChildFailure", "Skipped"):

@@ -8,6 +8,7 @@ summary says it once: per part for a missing name, once per grading for a missin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from .harness import Outcome
@@ -68,6 +69,17 @@ def per_test(error: dict) -> str | None:
     if error["type"] == MISSING_MODULE and error.get("where"):
         return "your code imports a module that grading does not have (see the notes under the score table)"
     return None
+
+
+def called_but_missing(error: dict) -> str | None:
+    """`Value.tanh` when the submission's own code calls a name of the API that it lacks (the
+    given `ACTIVATIONS` of nn.py calling a tanh never written, say): that name's own test
+    scores it, so this test says which, instead of a bare AttributeError."""
+    found = re.fullmatch(r"'(\w+)' object has no attribute '(\w+)'", error["message"] or "")
+    if error["type"] != "AttributeError" or not found:
+        return None
+    name = f"{found[1]}.{found[2]}"
+    return name if name in DESCRIPTIONS else None
 
 
 def collect(outcomes: Iterable[tuple[str, Outcome]]) -> list[str]:

@@ -121,3 +121,14 @@ def test_a_missing_name_is_noted_once_per_part_and_a_missing_module_once() -> No
     assert notes.per_test(needs.error) == (
         "`Value._prev` is missing, so this could not run (see the notes under the score table)"
     )
+
+
+def test_a_name_the_submission_calls_but_lacks_is_named() -> None:
+    error = {
+        "type": "AttributeError",
+        "message": "'Value' object has no attribute 'tanh'",
+        "where": "<lambda> (nn.py, line 18)",
+    }
+    assert notes.called_but_missing(error) == "Value.tanh"
+    assert notes.called_but_missing({**error, "message": "'list' object has no attribute 'data'"}) is None
+    assert notes.called_but_missing({**error, "message": "'Value' object has no attribute 'colour'"}) is None
