@@ -5,6 +5,8 @@
 #   make lint         ruff
 #   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class)
 #   make bench        grading speed
+#   make gradescope SECRET_FILE=file [VISIBILITY=after_due_date]   Gradescope's autograder.zip
+#   make classroom DEST=dir            a GitHub Classroom student repository
 
 PYTHON ?= python3
 VENV := .venv
@@ -12,8 +14,9 @@ PY := $(VENV)/bin/python
 SUBMISSION ?= assignments
 PART ?=
 OUT ?= build/grade
+CHECKS := assignments/checks
 
-.PHONY: check release release-check test lint format grade bench
+.PHONY: check release release-check test lint format grade bench gradescope classroom
 
 $(VENV)/.student: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,11 +33,7 @@ $(VENV)/.dev: pyproject.toml $(VENV)/.instructor
 	$(PY) -m pip install -q torch==2.13.0 || echo "PyTorch not installable here: the PyTorch comparison tests will skip"
 	touch $@
 
-# No plugin autoload: the checks need none, and an instructor's .venv has several that
-# would triple the start-up time.
-check: $(VENV)/.student
-	@PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest assignments/checks --submission "$(SUBMISSION)" $(if $(PART),-m "$(PART)") \
-		-q --tb=no -rN --no-header -p no:cacheprovider
+include course/check.mk
 
 release: $(VENV)/.instructor
 	$(PY) -m course.release
@@ -63,3 +62,10 @@ endif
 
 bench: $(VENV)/.instructor
 	$(PY) bench/grade_speed.py
+
+# The secret file goes into the zip, never into git (see graders/gradescope/package.py).
+gradescope: $(VENV)/.instructor
+	$(PY) -m graders.gradescope.package --secret-file "$(SECRET_FILE)" $(if $(VISIBILITY),--visibility "$(VISIBILITY)")
+
+classroom: $(VENV)/.instructor
+	$(PY) -m course.classroom "$(DEST)"

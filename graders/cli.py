@@ -2,6 +2,7 @@
 
     minigrad-grade SUBMISSION --out DIR [--parts checkpoint,value,backward,mlp] [--seed N]
                    [--official [--secret-file F]] [--isolation auto|bwrap|user|local]
+                   [--check-imports] [--visibility after_due_date|after_published|visible|hidden]
 
 The pipeline: claim a uid of its own for this grading -> choose an isolation level (self-test)
 -> copy the submission safely -> pick the seed -> run the hidden suites with pytest
@@ -21,11 +22,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from . import context, course_seed, harness, identity, sandbox, selftest, writing
+from . import context, course_seed, harness, identity, imports, sandbox, selftest, writing
 from .results import Record, gradescope, summary
 
 SUITES = Path(__file__).resolve().parent / "suites"
@@ -34,6 +36,7 @@ SUITES = Path(__file__).resolve().parent / "suites"
 PARTS = ("checkpoint", "value", "backward", "mlp")
 GRADESCOPE_RESULTS = Path("/autograder/results")
 MESSAGE_LIMIT = 4000  # characters of one test's message
+VISIBILITIES = ("after_due_date", "after_published", "visible", "hidden")  # Gradescope's words
 
 
 class Collector:
@@ -64,7 +67,13 @@ def choose_level(requested: str, official: bool, who: identity.Identity | None) 
     candidates = sandbox.available_levels() if requested == "auto" else [requested]
     if official:
         candidates = [level for level in candidates if level != "local"]
-    workdir, _ = harness.prepare_workdir(None, who)
+    try:
+        workdir, _ = harness.prepare_workdir(None, who)
+    except OSError as exc:  # e.g. a container without the capabilities to hand files to the grading's uid
+        needed = "the bwrap or user level" if official else f"isolation level {requested!r}"
+        raise SystemExit(
+            f"grading needs {needed}, and this machine cannot give the grading's uid its files: {exc}"
+        ) from None
     passed_over = []
     try:
         for level in candidates:
@@ -79,9 +88,11 @@ def choose_level(requested: str, official: bool, who: identity.Identity | None) 
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if official:
-        raise SystemExit("official grading needs the bwrap or user level, and neither passed its self-test: "
-                         + "; ".join(passed_over))  # fmt: skip
-    raise SystemExit(f"isolation level {requested!r} is not available here: " + "; ".join(passed_over))
+        reason = "official grading needs the bwrap or user level, and neither passed its self-test"
+    else:
+        reason = f"isolation level {requested!r} is not available here"
+    print("; ".join([reason, *passed_over]), file=sys.stderr)
+    raise SystemExit(2)  # fail closed: no grade at all rather than one from a weaker level
 
 
 def _visible(seen: dict[str, bool]) -> str:
@@ -147,6 +158,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--secret-file", type=Path, help=f"the course secret (default: ${course_seed.SECRET_VARIABLE})")
     parser.add_argument("--isolation", default="auto", choices=["auto", *sandbox.LEVELS])
+    parser.add_argument(
+        "--check-imports",
+        action="store_true",
+        help="first, a visible 0-point test: where the files were found and whether each module imports; "
+        "when no package is found, only that test",
+    )
+    parser.add_argument(
+        "--visibility", choices=VISIBILITIES, help="when students see the hidden tests (default: as each suite says)"
+    )
     args = parser.parse_args(argv)
 
     out = args.out or (GRADESCOPE_RESULTS if GRADESCOPE_RESULTS.parent.is_dir() else None)
@@ -174,11 +194,18 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
     isolation, seen, passed_over = choose_level(args.isolation, args.official, who)
     seed = args.seed
     workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
+    first = [imports.check(args.submission, workdir, copied, isolation)] if args.check_imports else []
     run = context.GradingRun(isolation, workdir, seed)
-    collector, status = run_suites(run, parts, root / "report.json")
-    if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:
-        print(f"grader error ({status!r}), no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
-        return 2
+    if first and not copied.found:
+        records = first  # every hidden test failing would only hide the one thing to fix
+        (root / "report.json").write_text("{}\n")
+    else:
+        collector, status = run_suites(run, parts, root / "report.json")
+        if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:
+            print(f"grader error ({status!r}), no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
+            return 2
+        hidden = [replace(r, visibility=args.visibility or r.visibility) for r in collector.records]
+        records = first + hidden
     level = isolation.level
     header = [
         f"minigrad hidden tests: {args.submission}",
@@ -186,12 +213,13 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
         *([f"note: {passed_over}"] if passed_over else []),
         *(f"refused: {problem}" for problem in copied.refused),
         *([] if copied.found else ["no minigrad/ folder found in the submission"]),
+        *(f"{check.name}: {check.status}" for check in first if copied.found),
     ]
-    text = summary(collector.records, header, run.notes)
+    text = summary(records[len(first) :], header, run.notes)
     extra = {"seed": seed, "isolation": level, "trusted": level != "local", "official": args.official,
              "self_test": seen, "parts": parts, "limits": who.describe() if who else "rlimits only",
-             "copied": copied.copied, "refused": copied.refused}  # fmt: skip
-    results = gradescope(collector.records, time.monotonic() - start, text, extra)
+             "copied": copied.copied, "refused": copied.refused, "passed_over": passed_over}  # fmt: skip
+    results = gradescope(records, time.monotonic() - start, text, extra)
     writing.write_new(out, "report.json", (root / "report.json").read_bytes())
     writing.write_new(out, "results.json", (json.dumps(results, indent=2) + "\n").encode())
     print(text)

@@ -29,6 +29,7 @@ class Intake:
     """What was copied, and why anything else was not."""
 
     found: bool = False
+    location: str = ""  # where the files were, from the upload's top: "hw1/minigrad"; "" for a flat upload
     copied: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
 
@@ -77,14 +78,19 @@ def _open_package(submission: Path, intake: Intake) -> int | None:
     except OSError:
         return None
     if submission.name == "minigrad":
+        intake.location = "minigrad"
         return folder
+    path: list[str] = []
     for _ in range(SEARCH_DEPTH):
         found = _package_in(folder, intake)
         if found is not _DESCEND:
+            if found is not None:
+                intake.location = "/".join(path + ([] if found == folder else ["minigrad"]))
             return found
         subfolders = _visible_subfolders(folder)
         if len(subfolders) != 1:
             break
+        path.append(subfolders[0])
         deeper = os.open(subfolders[0], DIRECTORY, dir_fd=folder)
         os.close(folder)
         folder = deeper
@@ -165,3 +171,17 @@ def _read_all(fd: int, limit: int) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
+
+
+def listing(submission: Path, limit: int = 12) -> list[str]:
+    """What an upload holds, for the message when no package is found in it: files by their
+    path from the upload's top, without the hidden ones, never through a link, at most `limit`."""
+    found: list[str] = []
+    if submission.is_symlink() or not submission.is_dir():
+        return found
+    for top, folders, files in os.walk(submission, followlinks=False):
+        folders[:] = sorted(f for f in folders if not f.startswith((".", "__")))
+        found += [str(Path(top, f).relative_to(submission)) for f in sorted(files) if not f.startswith(".")]
+        if len(found) >= limit:
+            return found[:limit] + ["..."]
+    return found

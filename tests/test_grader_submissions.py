@@ -122,8 +122,10 @@ def test_official_refuses_the_local_level(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "graders", str(tmp_path), "--out", str(tmp_path / "out"), "--official",
          "--isolation", "local"], capture_output=True, text=True,
+        env={**os.environ, course_seed.SECRET_VARIABLE: "correct horse battery staple"},
     )  # fmt: skip
-    assert run.returncode != 0 and not (tmp_path / "out" / "results.json").exists()
+    assert run.returncode == 2 and not (tmp_path / "out" / "results.json").exists()
+    assert "official grading needs the bwrap or user level, and neither passed its self-test" in run.stderr
 
 
 def test_official_grades_use_the_course_seed_and_need_its_secret(tmp_path: Path) -> None:

@@ -1,0 +1,10 @@
+# `make check`: the public checks with the per-part table. Shared by this repository's Makefile
+# and the student repository's (`make classroom` copies this file), so both print the same.
+# The including Makefile sets PY, CHECKS (the checks' folder), SUBMISSION and PART, and has a
+# rule for $(VENV)/.student that installs what the checks need.
+
+# No plugin autoload: the checks need none, and an instructor's .venv has several that
+# would triple the start-up time.
+check: $(VENV)/.student
+	@PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest $(CHECKS) --submission "$(SUBMISSION)" $(if $(PART),-m "$(PART)") \
+		-q --tb=no -rN --no-header -p no:cacheprovider

@@ -1,0 +1,95 @@
+"""What Gradescope's `run_autograder` does with one upload: grade it officially, say it plainly.
+
+The grading is `minigrad-grade --official --check-imports` in a subprocess, so that nothing it
+does (a crash included) can stop this script from writing a results.json. Its result is then
+given Gradescope's finishing touches: a Markdown summary for the student and the hidden tests'
+visibility. When no sandbox level fit for official grading works on Gradescope's machine, the
+grader refuses to grade (it fails closed), and results.json says so, with no score at all:
+a zero would read as the student's, and the instructor can regrade once it is fixed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from graders import writing
+
+SOURCE = Path(__file__).resolve().parents[2]  # the unpacked zip: /autograder/source on Gradescope
+AUTOGRADER = SOURCE.parent
+SETTINGS = "settings.json"  # written into the zip by package.py
+SECRET = "course_secret"  # likewise; never in the repository
+WHEN = {
+    "after_due_date": "appear after the due date",
+    "after_published": "appear when your instructor publishes the grades",
+    "hidden": "are for your instructor only",
+    "visible": "are below",
+}
+
+
+def main() -> int:
+    visibility = json.loads((SOURCE / SETTINGS).read_text())["visibility"]
+    results_folder = AUTOGRADER / "results"
+    command = [
+        sys.executable, "-m", "graders", str(AUTOGRADER / "submission"), "--out", str(results_folder),
+        "--official", "--secret-file", str(SOURCE / SECRET), "--check-imports", "--visibility", visibility,
+    ]  # fmt: skip
+    graded = subprocess.run(command, cwd=SOURCE, capture_output=True, text=True)
+    print(graded.stdout, end="")  # Gradescope keeps what this script prints for the instructor
+    print(graded.stderr, end="", file=sys.stderr)
+    if graded.returncode == 0:
+        results = json.loads((results_folder / "results.json").read_text())
+        results.update(output=summary(results, visibility), output_format="md", visibility=visibility)
+    else:
+        results = no_grade(graded.stderr)
+    writing.prepare_folder(results_folder)
+    writing.write_new(results_folder, "results.json", (json.dumps(results, indent=2) + "\n").encode())
+    return 0
+
+
+def summary(results: dict, visibility: str) -> str:
+    """The student's overview in Markdown: the upload, the sandbox, and the hidden tests'
+    scores only where the instructor made them visible."""
+    tests = results["tests"]
+    upload, hidden = tests[0], tests[1:]
+    extra = results["extra_data"]
+    lines = ["### minigrad autograder", ""]
+    if upload["status"] == "passed":
+        lines.append("**Your upload:** found, and every module imports.")
+    else:
+        lines.append("**Your upload needs attention:** see the first test below.")
+    lines += ["", f"Graded in the `{extra['isolation']}` sandbox."]
+    if extra.get("passed_over"):
+        lines[-1] += f" (A stronger one was passed over: {extra['passed_over']}.)"
+    lines.append("")
+    if not hidden:
+        lines.append("No hidden test ran, since there was nothing to grade: fix your upload and submit again.")
+        return "\n".join(lines)
+    total = sum(t["max_score"] for t in hidden)
+    lines.append(f"The hidden tests ({total:g} points in all) have run; their results {WHEN[visibility]}.")
+    if visibility == "visible":
+        lines += ["", "| part | score |", "|---|---|"]
+        for part in dict.fromkeys(t["tags"][0] for t in hidden):
+            got = sum(t["score"] for t in hidden if t["tags"][0] == part)
+            most = sum(t["max_score"] for t in hidden if t["tags"][0] == part)
+            lines.append(f"| {part} | {got:g} / {most:g} |")
+        lines.append(f"| **total** | **{results['score']:g} / {total:g}** |")
+    return "\n".join(lines)
+
+
+def no_grade(reason: str) -> dict:
+    """A results.json without a score, that says why to whoever reads it."""
+    said = reason.strip().splitlines()[-1] if reason.strip() else "the grader stopped without saying why"
+    output = (
+        "### minigrad autograder\n\n**Not graded:** your upload was received, but it could not be graded "
+        "safely on this machine, so no score was given. Your instructor can see why and will regrade it; "
+        f"there is nothing for you to change.\n\nFor the instructor: {said}"
+    )
+    return {"output": output, "output_format": "md", "stdout_visibility": "hidden", "tests": [],
+            "extra_data": {"graded": False, "reason": reason[-4000:]}}  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.exit(main())

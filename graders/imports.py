@@ -1,0 +1,53 @@
+"""The visible first test: was the package found, and does each of its modules import?
+
+Hidden tests may stay hidden until the due date, so a student who uploaded the wrong folder,
+or a file with a syntax error, would otherwise learn it only then. This test says at once
+where the files were found, which are missing, and for each module "imports" or the error
+with its file and line. It is worth 0 points: it tells, the hidden tests grade. The imports
+run in the grading's sandbox, like everything else the submission's code does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import harness, sandbox
+from .intake import Intake, listing
+from .results import Record
+
+PART = "submission"
+NAME = "submission: files found and each module imports"
+EXPECTED = sorted(path.name for path in (harness.REFERENCE / "minigrad").glob("*.py"))
+NOT_FOUND = (
+    "No minigrad code was found in your upload. Upload the files of your minigrad/ folder "
+    f"({', '.join(EXPECTED)}), or the minigrad/ folder itself."
+)
+
+
+def where(copied: Intake) -> str:
+    if copied.location:
+        return f"in `{copied.location}/`"
+    return "at the top of your upload (graded as if they were in minigrad/)"
+
+
+def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Isolation) -> Record:
+    """Run the import of each copied module in the child and say what happened, in words."""
+    if not copied.found:
+        held = listing(submission)
+        upload = f"Your upload holds: {', '.join(held)}" if held else "Your upload is empty."
+        return Record(NAME, PART, 0.0, False, "\n".join([NOT_FOUND, upload, *copied.refused]), "visible")
+    lines = [f"found {len(copied.copied)} files {where(copied)}: {', '.join(copied.copied)}"]
+    missing = [name for name in EXPECTED if name not in copied.copied]
+    if missing:
+        lines.append(f"missing: {', '.join(missing)} (the tests that use them will fail)")
+    lines += [f"refused: {problem}" for problem in copied.refused]
+    modules = [name.removesuffix(".py") for name in copied.copied]
+    outcomes = harness.run_child(
+        workdir, [[["import", m]] for m in modules], [f"import {m}" for m in modules], [PART] * len(modules), isolation
+    )
+    failed = False
+    for name, outcome in zip(copied.copied, outcomes):
+        status = outcome.out[0] if outcome.out and not outcome.error else (outcome.error or {}).get("message", "?")
+        failed |= status != "imports"
+        lines.append(f"  {name}: {status}")
+    return Record(NAME, PART, 0.0, not failed and not missing, "\n".join(lines), "visible")
