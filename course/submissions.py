@@ -13,6 +13,7 @@ A spec `NAME.json` says which submission it starts from and what it changes:
                flat upload whose engine.py sits at the top; default "minigrad"),
      "seed": 7 (optional: the grading seed the expected scores hold for),
      "messages": ["words the failure messages must contain"],
+     "said_once": ["words the grade (summary and messages together) says exactly once"],
      and, for attacks, what tests/test_grader_submissions.py must also check:
      "forbidden_words": ["words that must appear nowhere in the grade"],
      "must_not_exist": ["/paths/the/submission/must/not/have/written"],

@@ -199,13 +199,12 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
     seed = args.seed
     workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
     first = [imports.check(args.submission, workdir, copied, isolation)] if args.check_imports else []
+    run = context.GradingRun(isolation, workdir, seed, args.reference_cache)
     if first and not copied.found:
         records = first  # every hidden test failing would only hide the one thing to fix
         (root / "report.json").write_text("{}\n")
     else:
-        collector, status = run_suites(
-            context.GradingRun(isolation, workdir, seed, args.reference_cache), parts, root / "report.json"
-        )
+        collector, status = run_suites(run, parts, root / "report.json")
         if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:
             print(f"grader error ({status!r}), no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
             return 2
@@ -220,7 +219,7 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
         *([] if copied.found else ["no minigrad/ folder found in the submission"]),
         *(f"{check.name}: {check.status}" for check in first if copied.found),
     ]
-    text = summary(records[len(first) :], header)
+    text = summary(records[len(first) :], header, run.notes)
     extra = {"seed": seed, "isolation": level, "trusted": level != "local", "official": args.official,
              "self_test": seen, "parts": parts, "limits": who.describe() if who else "rlimits only",
              "copied": copied.copied, "refused": copied.refused, "passed_over": passed_over}  # fmt: skip

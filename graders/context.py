@@ -6,7 +6,7 @@ safe copy of the submission; the suites' plugin reads this from the pytest confi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ class GradingRun:
     workdir: Path  # the child's folder: runner plus the copied submission
     seed: int
     reference_cache: Path | None = None  # where a class keeps the reference's answers for its seed
+    notes: list[str] = field(default_factory=list)  # said once under the score table (see notes.py)
 
 
 KEY = pytest.StashKey[GradingRun]()

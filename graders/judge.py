@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import notes
 from .cases import Case, Program
 from .harness import TEXT_LIMIT, Outcome, close
 
@@ -20,10 +21,29 @@ def _inputs(case: Case, program: Program) -> str:
     return ", ".join(f"{k} = {v!r}" for k, v in program.inputs.items()) or "(none)"
 
 
-def _shown(got: object) -> str:
-    """What the child sent, as the student reads it: trimmed, however large it was."""
-    text = repr(got)
+def plain(got: object) -> str:
+    """What the child sent, as the student reads it: a Value where a number belongs is "a Value
+    object", not the channel's `{'not_a_number': 'Value'}`; trimmed, however large it was."""
+    text = _words(got)
+    if _has_non_number(got):
+        text += ", expected a number" if isinstance(got, dict) else ", expected numbers"
     return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + " ..."
+
+
+def _words(got: object) -> str:
+    if isinstance(got, list):
+        return "[" + ", ".join(_words(g) for g in got) + "]"
+    if isinstance(got, dict) and set(got) == {"not_a_number"}:
+        return f"a {got['not_a_number']} object"
+    if isinstance(got, dict) and set(got) == {"not_finite"}:
+        return f"{got['not_finite']} (not a finite number)"
+    return repr(got)
+
+
+def _has_non_number(got: object) -> bool:
+    if isinstance(got, list):
+        return any(_has_non_number(g) for g in got)
+    return isinstance(got, dict) and set(got) == {"not_a_number"}
 
 
 def _where(error: dict) -> str:
@@ -31,6 +51,14 @@ def _where(error: dict) -> str:
 
 
 def explain_error(case: Case, program: Program, error: dict) -> str:
+    if said_once := notes.per_test(error):
+        return f"{case.what}: {said_once}"
+    if name := notes.called_but_missing(error):
+        return (
+            f"{case.what}: your code{_where(error)} calls `{name}`, {notes.DESCRIPTIONS[name]}, which is missing\n"
+            f"    while running: {program.shown}\n"
+            f"    hint:     write `{name}` first: its own test tells you more"
+        )
     if error["type"] == "NotImplementedError" and error.get("where"):
         return f"{case.what}: not attempted yet: `{error['where'].split(' (')[0]}`"
     if error["type"] in ("ChildFailure", "Skipped"):
@@ -67,6 +95,6 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
                     f"    while running: {program.shown}\n"
                     f"    inputs:   {_inputs(case, program)}\n"
                     f"    expected: {expected}\n"
-                    f"    got:      {_shown(g)}\n"
+                    f"    got:      {plain(g)}\n"
                     f"    hint:     {case.hint}"
                 )

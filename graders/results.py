@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -29,12 +30,15 @@ def part_totals(records: list[Record]) -> dict[str, tuple[float, float]]:
     return totals
 
 
-def summary(records: list[Record], header: list[str]) -> str:
+def summary(records: list[Record], header: list[str], notes: Sequence[str] = ()) -> str:
+    """The header, the score of each part and the total, then the notes (problems said once
+    for the whole grading instead of under every test they stopped)."""
     lines = [*header, f"{'part':<12}{'score':>16}"]
     for part, (got, most) in part_totals(records).items():
         lines.append(f"{part:<12}{f'{got:g} / {most:g}':>16}")
     total = sum(r.points for r in records if r.passed)
     lines.append(f"{'total':<12}{f'{total:g} / {sum(r.points for r in records):g}':>16}")
+    lines += [f"note: {note}" for note in notes]
     return "\n".join(lines)
 
 

@@ -14,6 +14,8 @@ deadline that only a valid answer renews, and a bounded read of its output.
 from __future__ import annotations
 
 import ctypes
+import functools
+import importlib.util
 import os
 import resource
 import selectors
@@ -79,6 +81,47 @@ def _readable_by_all(path: Path) -> bool:
     )
 
 
+DEBIAN_PACKAGES = Path("/usr/lib/python3/dist-packages")  # Debian's python3-numpy lives here
+NUMPY_LINKS = Path("/etc/alternatives")  # Debian finds NumPy's BLAS and LAPACK through these links
+
+
+@functools.cache
+def numpy_for(python: str) -> Path | None:
+    """The folder holding a NumPy that `python` (the child's interpreter) can import, or None.
+
+    Students may `import numpy` (an honest engine that does must not score 0), but the child
+    runs with `-I -S`, so no site-packages is on its path. The parent's own NumPy serves the
+    local level; the system interpreter of the bwrap and user levels needs one that every user
+    can read, as Debian's `python3-numpy` is. Each candidate is tried once with the interpreter itself, so a NumPy
+    built for another Python is never offered.
+    """
+    own = importlib.util.find_spec("numpy")
+    candidates = [Path(own.origin).parent.parent] if own and own.origin else []
+    for folder in [*candidates, DEBIAN_PACKAGES]:
+        if not (folder / "numpy" / "__init__.py").is_file():
+            continue
+        if python != sys.executable and not _readable_by_all(folder / "numpy" / "__init__.py"):
+            continue
+        probe = f"import sys; sys.path.insert(0, {str(folder)!r}); import numpy"
+        try:
+            ran = subprocess.run(
+                [python, "-I", "-S", "-c", probe], capture_output=True, env=dict(ONE_THREAD), timeout=60
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if ran.returncode == 0:
+            return folder
+    return None
+
+
+def _numpy_mounts(folder: Path | None) -> list[str]:
+    """bwrap arguments that show NumPy (and the libraries it loads) read-only, where it is."""
+    if folder is None:
+        return []
+    paths = [folder / "numpy", folder / "numpy.libs", NUMPY_LINKS]  # numpy.libs: a wheel's own BLAS
+    return [arg for path in paths if path.exists() for arg in ("--ro-bind", str(path), str(path))]
+
+
 def available_levels() -> list[str]:
     """The levels this machine can provide, strongest first (the self-test decides further)."""
     levels = []
@@ -117,8 +160,10 @@ def _preexec(identity: Identity | None):
 def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] = PROC_MOUNTS[0]) -> list[str]:
     """The argv that runs `workdir/script` at `level`; `workdir` holds runner and submission."""
     python = python_for(level)
+    numpy = numpy_for(python)
+    found = [str(numpy)] if numpy else []  # the child's one argument: where NumPy is
     if level != "bwrap":
-        return [python, "-I", "-S", str(workdir / script)]
+        return [python, "-I", "-S", str(workdir / script), *found]
     system = [arg for d in ("/usr", "/lib", "/lib64", "/bin") if Path(d).exists() for arg in ("--ro-bind", d, d)]
     python_home = Path(python).resolve().parent.parent
     if not str(python_home).startswith("/usr"):
@@ -127,11 +172,11 @@ def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] 
     return [
         "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--setenv", *FIXED_HASH,
         *(arg for name, value in ONE_THREAD.items() for arg in ("--setenv", name, value)),
-        *system,
+        *system, *_numpy_mounts(numpy),
         "--ro-bind", str(workdir), "/sandbox",
         *proc_mount, "--dev", "/dev", "--remount-ro", "/dev", "--size", size, "--tmpfs", "/dev/shm",
         "--size", size, "--tmpfs", "/tmp", "--chdir", "/tmp",
-        python, "-I", "-S", f"/sandbox/{script}",
+        python, "-I", "-S", f"/sandbox/{script}", *found,
     ]  # fmt: skip
 
 

@@ -71,6 +71,9 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     failures = "\n".join(t["output"] for t in results["tests"])
     for words in data.get("messages", []):
         assert words in failures
+    everything = results["output"] + "\n" + failures
+    for words in data.get("said_once", []):
+        assert everything.count(words) == 1, f"{words!r} said {everything.count(words)} times, not once"
     for words in data.get("forbidden_words", []):
         assert words not in written.decode() + run.stdout
     assert sorted(os.listdir(tmp_path / "out")) == ["report.json", "results.json"]
@@ -81,11 +84,13 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     assert leftover_processes() == []
 
 
+@pytest.mark.parametrize("name", ["correct", "fair-import-numpy"])
 @pytest.mark.parametrize("level", sandbox.LEVELS)
-def test_correct_submission_scores_full_marks_at_every_level(level: str, tmp_path: Path) -> None:
+def test_correct_submission_scores_full_marks_at_every_level(level: str, name: str, tmp_path: Path) -> None:
+    """With NumPy too: the child may import it, read-only, at every level."""
     if level not in sandbox.available_levels():
         pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
-    submission = materialize(ROOT / "tests" / "submissions" / "correct.json", tmp_path / "submission")
+    submission = materialize(ROOT / "tests" / "submissions" / f"{name}.json", tmp_path / "submission")
     _, results = grade(submission, tmp_path / "out", "--isolation", level)
     assert results["score"] == results["max_score"] == 86.5
     assert results["extra_data"]["isolation"] == level

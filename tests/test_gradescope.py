@@ -129,7 +129,7 @@ def test_a_syntax_error_is_shown_at_once_with_its_file_and_line(autograder_zip, 
     assert results["score"] == 59.0 and part_scores(results) == {**FULL, "mlp": 0.0}
     first = results["tests"][0]
     assert (first["status"], first["visibility"]) == ("failed", "visible")
-    assert "  nn.py: SyntaxError: expected ':' (nn.py, line 144)" in first["output"]
+    assert "  nn.py: SyntaxError: expected ':' (nn.py, line 147)" in first["output"]
     assert "  engine.py: imports" in first["output"]
     assert "**Your upload needs attention:** see the first test below." in results["output"]
 
@@ -193,8 +193,8 @@ def test_a_secret_that_is_empty_or_that_git_would_commit_is_refused(tmp_path, wh
 @pytest.mark.parametrize(
     "spec, lines",
     [
-        ("broken-import-time-exception", ["  engine.py: RuntimeError: left-over debugging code (engine.py, line 273)",
-                                          "  __init__.py: RuntimeError: left-over debugging code (engine.py, line 273)",
+        ("broken-import-time-exception", ["  engine.py: RuntimeError: left-over debugging code (engine.py, line 283)",
+                                          "  __init__.py: RuntimeError: left-over debugging code (engine.py, line 283)",
                                           "  checkpoint.py: imports"]),
         ("broken-missing-nn", ["missing: nn.py (the tests that use them will fail)", "  engine.py: imports"]),
     ],

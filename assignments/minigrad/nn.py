@@ -11,9 +11,12 @@ from collections.abc import Callable, Sequence
 
 from .engine import Value, zero_grad
 
+# Looked up when a neuron fires, not bound here: `Value.tanh` written at import time would
+# make this whole file fail to import for an engine that has no tanh yet, and with it every
+# network, loss and optimizer, even the ones that never use tanh.
 ACTIVATIONS: dict[str, Callable[[Value], Value]] = {
-    "tanh": Value.tanh,
-    "relu": Value.relu,
+    "tanh": lambda v: v.tanh(),
+    "relu": lambda v: v.relu(),
     "linear": lambda v: v,
 }
 

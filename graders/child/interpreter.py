@@ -9,15 +9,26 @@ import ast
 import importlib
 import math
 import operator
+import os
 import traceback
+import types
 
 BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": operator.pow}
 UNARY = {"neg": operator.neg, "exp": "exp", "log": "log", "tanh": "tanh", "relu": "relu", "sigmoid": "sigmoid"}
 MAX_NODES = 1_000_000
 
 
+class Missing(Exception):
+    """A file of the package that the grader imports is not in the submission."""
+
+
 def module(name):
-    return importlib.import_module(f"minigrad.{name}")
+    try:
+        return importlib.import_module(f"minigrad.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"minigrad.{name}":  # the file itself, not something it imports
+            raise Missing(f"minigrad/{name}.py") from None
+        raise
 
 
 def resolve(slots, arg):
@@ -144,6 +155,16 @@ def step(slots, out, folder, name, *args):
             out.append("no error")
         except Exception as exc:  # noqa: BLE001 - the type of error is the answer
             out.append(type(exc).__name__)
+    elif name == "error_or_gradients":  # bad input: the error's type, or what an extension computes
+        operands = resolve(slots, list(args[1:]))
+        try:
+            result = apply(args[0], operands)
+        except Exception as exc:  # noqa: BLE001 - the type of error is the answer
+            out.append(type(exc).__name__)
+        else:
+            result.grad = 1.0
+            local_backward(result)
+            out.append([number(result.data), *(number(v.grad) for v in operands)])
     elif name == "unpack":
         outputs = slots[args[0]]
         for key, value in zip(args[1], outputs if isinstance(outputs, list) else [outputs]):
@@ -200,12 +221,48 @@ def subprogram(steps, inputs, folder):
 
 
 def where(exc, folder):
-    """`Class.method` of the innermost submission frame, so a message can name the hole."""
+    """`Class.method (file, line n)` of the innermost submission frame, so a message can name
+    the hole; code run at import is named by its file alone."""
     found = None
     for frame, line in traceback.walk_tb(exc.__traceback__):
-        if frame.f_code.co_filename.startswith(folder):
-            found = f"{getattr(frame.f_code, 'co_qualname', frame.f_code.co_name)} (line {line})"
+        code = frame.f_code
+        if code.co_filename.startswith(folder):
+            file = os.path.basename(code.co_filename)
+            name = getattr(code, "co_qualname", code.co_name)
+            found = f"{file} (line {line})" if name == "<module>" else f"{name} ({file}, line {line})"
     return found
+
+
+def grader_lookup(exc):
+    """(what, file) when the grader's own code looked up a name the submission lacks, as
+    ("Value._prev", "engine.py"); None when the error came from inside the submission's code.
+
+    An AttributeError raised in this file, about an object the submission made, means the
+    grader needed that attribute: the student is told which one, not "your code raised".
+    """
+    if isinstance(exc, Missing):
+        return str(exc), None
+    if not isinstance(exc, AttributeError) or not exc.name:
+        return None
+    innermost = list(traceback.walk_tb(exc.__traceback__))[-1][0]
+    if innermost.f_code.co_filename != __file__:
+        return None
+    owner = exc.obj
+    if isinstance(owner, types.ModuleType):
+        home, what = owner.__name__, exc.name
+    else:
+        home, what = type(owner).__module__, f"{type(owner).__name__}.{exc.name}"
+    if home.split(".")[0] != "minigrad":
+        return None
+    return what, f"{home.rsplit('.', 1)[-1]}.py"
+
+
+def explain(exc, folder):
+    """The error as plain data for the parent, which words it for the student."""
+    looked_up = grader_lookup(exc)
+    if looked_up:
+        return {"type": "GraderNeeds", "message": looked_up[0], "where": looked_up[1]}
+    return {"type": type(exc).__name__, "message": str(exc)[:300], "where": where(exc, folder)}
 
 
 def run_program(program, folder):
@@ -214,5 +271,5 @@ def run_program(program, folder):
         for s in program:
             step(slots, out, folder, *s)
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: the submission may call sys.exit
-        return out, {"type": type(exc).__name__, "message": str(exc)[:300], "where": where(exc, folder)}
+        return out, explain(exc, folder)
     return out, None

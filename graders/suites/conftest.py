@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from graders import context, harness, reference_cache
+from graders import context, harness, notes, reference_cache
 from graders.cases import MAKER
 from graders.judge import GraderError, judge
 
@@ -51,6 +51,7 @@ def _run_everything(config: pytest.Config) -> dict:
         n = len(c.programs)
         outcomes[id(c)] = (reference[position : position + n], submission[position : position + n])
         position += n
+    run.notes.extend(notes.collect(zip(parts, submission)))
     return outcomes
 
 

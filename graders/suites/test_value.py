@@ -1,6 +1,10 @@
 """Hidden suite, part 1: every operator's forward value and local derivative, one node at a time."""
 
+import math
+
 from graders.cases import Case, Program, cases
+from graders.harness import close
+from graders.judge import plain
 
 BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 REVERSED = {"+": "__radd__", "-": "__rsub__", "*": "__rmul__", "/": "__rtruediv__"}
@@ -28,14 +32,13 @@ def upstream(rng) -> float:
 def binary_program(rng, op: str, left_number: bool, preset: float = 0.0) -> Program:
     p = Program()
     x, y = round(rng.uniform(-3, 3), 4), rng.choice([-1, 1]) * round(rng.uniform(0.5, 3), 4)
-    b = p.value(y, "b")
     if left_number:
-        out = p.apply(op, x, b)
-        p.inputs = {"x": x, "b": y}
+        p.inputs["x"] = x  # inputs are listed in the order the expression reads
+        out = p.apply(op, x, p.value(y, "b"))
         p.shown = f"x {op} b  (x a plain number, so Value.{REVERSED[op]} runs)"
     else:
         a = p.value(x, "a")
-        out = p.apply(op, a, b)
+        out = p.apply(op, a, p.value(y, "b"))
         p.shown = f"a {op} b"
     g = upstream(rng)
     p.inputs["out.grad"] = g
@@ -119,12 +122,13 @@ def accumulation_cases(rng) -> list[Case]:
 ERRORS = [
     ("Value + str", "TypeError", "+", {"literal": "2"}, "return NotImplemented for operands that are not numbers"),
     ("Value * list", "TypeError", "*", {"literal": [1]}, "return NotImplemented for operands that are not numbers"),
-    ("Value ** Value", "TypeError", "**", "b", "** takes an int or float exponent only"),
     ("log of 0", "ValueError", "log", None, "log is defined for data > 0 only: raise ValueError"),
     ("(-8) ** 0.5", "ValueError", "**", 0.5, "a negative base has no real fractional power: raise ValueError"),
     ("1 / 0", "ZeroDivisionError", "/", 0, "dividing by zero raises ZeroDivisionError"),
     ("0 ** -2", "ZeroDivisionError", "**", -2, "zero to a negative power is a division by zero"),
 ]
+A, B = 2.0, 3.0  # Value ** Value: a ** b, d/da = b * a**(b-1), d/db = a**b * ln(a)
+POWER_OF_VALUES = [A**B, B * A ** (B - 1), A**B * math.log(A)]
 
 
 def error_cases(rng) -> list[Case]:
@@ -132,13 +136,35 @@ def error_cases(rng) -> list[Case]:
     for name, error, op, other, hint in ERRORS:
         p = Program()
         base = {"log of 0": 0.0, "(-8) ** 0.5": -8.0, "0 ** -2": 0.0}.get(name, 1.0)
-        a = p.value(base, "a")
-        p.value(3.0, "b")
-        p.add("error", op, a, *([] if other is None else [other]))
+        p.add("error", op, p.value(base, "a"), *([] if other is None else [other]))
         p.labels.append(f"the error raised (expected {error})")
         p.shown = name
         made.append(Case(f"error-{name}", "value", f"{name} must raise {error}", hint, [p], points=0.5))
-    return made
+    return [*made, power_of_values()]
+
+
+def power_of_values() -> Case:
+    """`Value ** Value` is outside the API: a TypeError is right, and so is an extension that
+    gets the value and both gradients right. Bad input must get a clear error; doing more
+    than asked is not bad input."""
+    p = Program(shown="a ** b")
+    p.add("error_or_gradients", "**", p.value(A, "a"), p.value(B, "b"))
+
+    def check(got: list, want: list) -> str | None:
+        if got == want:
+            return None
+        answer = got[0] if len(got) == 1 else got
+        if isinstance(answer, list) and close(answer, POWER_OF_VALUES, 1e-6, 1e-9):
+            return None
+        if isinstance(answer, list):
+            return (f"computed [a ** b, gradient of a, gradient of b] = {plain(answer)}, "
+                    f"but the right values are {POWER_OF_VALUES} (or raise TypeError)")  # fmt: skip
+        raised = answer if isinstance(answer, str) else plain(answer)
+        return f"raised {raised}, expected TypeError (or, as an extension, the right value and gradients)"
+
+    hint = "** takes an int or float exponent only: return NotImplemented for a Value exponent"
+    what = "Value ** Value must raise TypeError (or compute the right value and gradients)"
+    return Case("error-Value ** Value", "value", what, hint, [p], points=0.5, check=check)
 
 
 def relu_at_zero(rng) -> list[Case]:

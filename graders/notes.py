@@ -1,0 +1,97 @@
+"""Problems said once, not once per test: a name the grader needs and cannot find, a module
+the submission imports that grading does not have.
+
+Such a problem stops every program that meets it, so repeating it under each test (45 copies
+of "No module named 'torch'") buries it; each test points here instead, and the grade's
+summary says it once: per part for a missing name, once per grading for a missing module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .harness import Outcome
+
+NEEDS = "GraderNeeds"  # the child's error type when the grader's own lookup failed
+MISSING_MODULE = "ModuleNotFoundError"
+
+# What each name of the fixed API is, in the student's words; the docstrings of the release
+# say the same where the name is defined.
+DESCRIPTIONS = {
+    "Value": "the scalar node class",
+    "Value.data": "the node's number",
+    "Value.grad": "the gradient of the final output with respect to the node",
+    "Value._prev": "the set of a node's inputs",
+    "Value._backward": "the function that passes a node's gradient on to its inputs",
+    "Value.backward": "the method that fills in every gradient of the graph",
+    "Value.exp": "the operator exp",
+    "Value.log": "the operator log",
+    "Value.tanh": "the operator tanh",
+    "Value.relu": "the operator relu",
+    "Value.sigmoid": "the operator sigmoid",
+    "topological_order": "the function that lists every node under a root, inputs first",
+    "zero_grad": "the function that sets the given values' gradients to 0.0",
+    "numerical_grad": "the central-difference gradient",
+    "MLP": "the multilayer perceptron",
+    "MLP.parameters": "the method that lists every weight and bias in order",
+    "SGD": "the optimizer",
+    "train": "the training loop",
+    "mse_loss": "the mean squared error",
+    "hinge_loss": "the hinge loss",
+    "binary_cross_entropy": "the binary cross-entropy",
+    "minigrad/engine.py": "the file of parts 1 and 2",
+    "minigrad/gradcheck.py": "the file of numerical_grad",
+    "minigrad/nn.py": "the file of part 3",
+}
+
+
+def grader_needs(what: str, file: str | None) -> str:
+    """The full sentence, e.g. "the grader needs `Value._prev`, the set of a node's inputs
+    (see engine.py's docstring)"."""
+    description = DESCRIPTIONS.get(what, "a name the assignment fixes")
+    where = f"see {file}'s docstring" if file else "the release has it"
+    return f"the grader needs `{what}`, {description} ({where})"
+
+
+def missing_module(message: str, where: str | None) -> str:
+    place = f", at {where}" if where else ""
+    return (
+        f"your code imports a module that grading does not have: {message}{place}; grading has the "
+        "standard library and NumPy, and copies only the .py files of minigrad/"
+    )
+
+
+def per_test(error: dict) -> str | None:
+    """What a test that met a once-said problem shows instead of the problem itself."""
+    if error["type"] == NEEDS:
+        return f"`{error['message']}` is missing, so this could not run (see the notes under the score table)"
+    if error["type"] == MISSING_MODULE and error.get("where"):
+        return "your code imports a module that grading does not have (see the notes under the score table)"
+    return None
+
+
+def called_but_missing(error: dict) -> str | None:
+    """`Value.tanh` when the submission's own code calls a name of the API that it lacks (the
+    given `ACTIVATIONS` of nn.py calling a tanh never written, say): that name's own test
+    scores it, so this test says which, instead of a bare AttributeError."""
+    found = re.fullmatch(r"'(\w+)' object has no attribute '(\w+)'", error["message"] or "")
+    if error["type"] != "AttributeError" or not found:
+        return None
+    name = f"{found[1]}.{found[2]}"
+    return name if name in DESCRIPTIONS else None
+
+
+def collect(outcomes: Iterable[tuple[str, Outcome]]) -> list[str]:
+    """The notes for a grading, from (part, submission outcome) pairs, each said once, in the
+    order first met."""
+    said: dict[str, None] = {}
+    for part, outcome in outcomes:
+        error = outcome.error
+        if error is None:
+            continue
+        if error["type"] == NEEDS:
+            said[f"{part}: {grader_needs(error['message'], error['where'])}"] = None
+        elif error["type"] == MISSING_MODULE and error.get("where"):
+            said[missing_module(error["message"], error["where"])] = None
+    return list(said)

@@ -1,0 +1,134 @@
+"""The hidden suites grade each part on its own, and say what went wrong in plain words.
+
+Graded specimens (tests/submissions/fair-*.json) prove the scores; these tests pin the rules
+behind them for every seed, not just the specimens' one: which operators each part's programs
+use, which inputs a message lists, and how the child's answers are put into words.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from graders import notes
+from graders.harness import Outcome
+from graders.judge import plain
+
+SUITES = Path(__file__).resolve().parent.parent / "graders" / "suites"
+SEEDS = range(20)
+
+
+def suite(part: str):
+    spec = importlib.util.spec_from_file_location(f"hidden_{part}", SUITES / f"test_{part}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def applied_ops(steps: list) -> set[str]:
+    """Every operator a program applies, in its own steps and in numerical_grad's function."""
+    found = set()
+    for step in steps:
+        if step[0] == "apply":
+            found.add(step[2])
+        elif step[0] == "numerical_grad":
+            found |= applied_ops(step[2])
+    return found
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_part_2_builds_every_graph_from_plus_times_and_power(seed: int) -> None:
+    backward = suite("backward")
+    for make in (backward.graph_cases, backward.twice, backward.zeroing, backward.topological, backward.numerical):
+        for case in make(random.Random(seed)):
+            for program in case.programs:
+                assert applied_ops(program.steps) <= {"+", "*", "**"}, case.id
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_part_2_graphs_stay_between_a_tenth_and_ten(seed: int) -> None:
+    backward = suite("backward")
+    rng = random.Random(seed)
+    for size in (2, 4, 8, 16):
+        program, root = backward.random_expression(rng, size)
+        values = dict(program.inputs)
+        for step in program.steps:
+            if step[0] == "apply":
+                left, right = values[step[3]], values[step[4]] if isinstance(step[4], str) else step[4]
+                values[step[1]] = left + right if step[2] == "+" else left * right if step[2] == "*" else left**right
+                assert backward.SMALLEST <= abs(values[step[1]]) <= backward.LARGEST
+
+
+def test_part_3_uses_an_activation_only_where_it_is_the_subject() -> None:
+    mlp = suite("mlp")
+    makers = [mlp.forward_cases, mlp.structure_cases, mlp.sgd_cases, mlp.trajectory_cases, mlp.milestone_cases]
+    for make in makers:
+        for case in make(random.Random(7)):
+            for program in case.programs:
+                called = any(step[0] in ("call", "train") for step in program.steps)
+                for step in program.steps:
+                    if step[0] == "mlp" and called and step[4] != "linear":
+                        assert case.id.endswith(step[4]), f"{case.id} runs a {step[4]} network"
+
+
+def test_messages_list_only_the_inputs_a_program_uses_in_the_order_it_reads() -> None:
+    value = suite("value")
+    errors = {case.id: case for case in value.error_cases(random.Random(7))}
+    assert list(errors["error-log of 0"].programs[0].inputs) == ["a"]
+    assert list(errors["error-Value ** Value"].programs[0].inputs) == ["a", "b"]
+    binary = {case.id: case for case in value.binary_cases(random.Random(7))}
+    assert list(binary["sub-values"].programs[0].inputs) == ["a", "b", "out.grad"]
+    assert list(binary["sub-number-left"].programs[0].inputs) == ["x", "b", "out.grad"]
+
+
+def test_value_power_value_passes_with_a_type_error_or_the_right_answer() -> None:
+    check = suite("value").power_of_values().check
+    right = [8.0, 12.0, 8 * math.log(2)]
+    assert check(["TypeError"], ["TypeError"]) is None
+    assert check([right], ["TypeError"]) is None
+    assert "but the right values are" in check([[8.0, 12.0, 0.0]], ["TypeError"])
+    assert check(["ValueError"], ["TypeError"]).startswith("raised ValueError, expected TypeError")
+
+
+@pytest.mark.parametrize(
+    ("got", "shown"),
+    [
+        ({"not_a_number": "Value"}, "a Value object, expected a number"),
+        ([1.5, {"not_a_number": "Value"}], "[1.5, a Value object], expected numbers"),
+        ({"not_finite": "inf"}, "inf (not a finite number)"),
+        (2.5, "2.5"),
+    ],
+)
+def test_answers_are_shown_in_words(got: object, shown: str) -> None:
+    assert plain(got) == shown
+
+
+def test_a_missing_name_is_noted_once_per_part_and_a_missing_module_once() -> None:
+    needs = Outcome([], {"type": notes.NEEDS, "message": "Value._prev", "where": "engine.py"})
+    module = Outcome(
+        [], {"type": "ModuleNotFoundError", "message": "No module named 'torch'", "where": "engine.py (line 3)"}
+    )
+    said = notes.collect([("value", needs), ("value", needs), ("backward", needs), ("value", module), ("mlp", module)])
+    assert said == [
+        "value: the grader needs `Value._prev`, the set of a node's inputs (see engine.py's docstring)",
+        "backward: the grader needs `Value._prev`, the set of a node's inputs (see engine.py's docstring)",
+        notes.missing_module("No module named 'torch'", "engine.py (line 3)"),
+    ]
+    assert notes.per_test(needs.error) == (
+        "`Value._prev` is missing, so this could not run (see the notes under the score table)"
+    )
+
+
+def test_a_name_the_submission_calls_but_lacks_is_named() -> None:
+    error = {
+        "type": "AttributeError",
+        "message": "'Value' object has no attribute 'tanh'",
+        "where": "<lambda> (nn.py, line 18)",
+    }
+    assert notes.called_but_missing(error) == "Value.tanh"
+    assert notes.called_but_missing({**error, "message": "'list' object has no attribute 'data'"}) is None
+    assert notes.called_but_missing({**error, "message": "'Value' object has no attribute 'colour'"}) is None
