@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,7 @@ GRADING_BUDGET = 150.0  # wall seconds for all of one grading's children togethe
 FULL_CORE = 0.9  # share of a core above which a timed-out child was simply too slow
 ASLEEP = 0.1  # share below which it was not starved but waiting: its retry gets no extra time
 MAX_STRETCH = 3.0  # the most a starved program's retry is stretched
+REFERENCE_PATIENCE = 6.0  # the trusted reference never loops: only a loaded machine slows it
 TEXT_LIMIT = 300  # characters kept of any string the child sends
 DEPTH_LIMIT = 8  # nesting of lists in an answer
 SKIPPED = "skipped: an earlier program of this test took too long; look for an endless loop"
@@ -101,48 +103,61 @@ def run_reference(programs: list[list], tests: list[str], parts: list[str]) -> l
         shutil.copyfile(source, workdir / "submission" / "minigrad" / source.name)
     _seal(workdir, None)
     try:
-        return run_child(workdir, programs, tests, parts, sandbox.Isolation("local"))
+        return run_child(workdir, programs, tests, parts, sandbox.Isolation("local"), REFERENCE_PATIENCE)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def run_child(
-    workdir: Path, programs: list[list], tests: list[str], parts: list[str], isolation: sandbox.Isolation
+    workdir: Path,
+    programs: list[list],
+    tests: list[str],
+    parts: list[str],
+    isolation: sandbox.Isolation,
+    patience: float = 1.0,
 ) -> list[Outcome]:
     """Every program on the package copied into `workdir` (the submission's, or the
     reference's), restarting the child after each failure.
 
     `tests` and `parts` name the test and part of each program. A crash costs only a restart,
     so it fails just its own program; once a program of a test times out, the rest of that
-    test is skipped instead of each hanging in turn.
+    test is skipped instead of each hanging in turn. Each program gets the time its own part
+    allows, even when one child runs programs of several parts; `patience` multiplies it.
     """
     outcomes: dict[int, Outcome] = {}
     hung: set[str] = set()
     lost: dict[str, float] = defaultdict(float)
     retried: dict[int, float] = {}  # program -> how much its retry's timeout is stretched
     end = time.monotonic() + GRADING_BUDGET
+
+    def allowed(i: int) -> float:  # seconds on a core of its own
+        return patience * (PROGRAM_TIMEOUT if lost[parts[i]] < PART_BUDGET else SHORT_TIMEOUT)
+
+    def timeout_for(i: int) -> float:
+        left = end - time.monotonic()
+        return min(allowed(i) * retried.get(i, 1.0), left) if i < len(programs) else left
+
     start = 0
     while start < len(programs):
-        left = end - time.monotonic()
-        if tests[start] in hung or left <= 0:
+        if tests[start] in hung or end - time.monotonic() <= 0:
             outcomes[start] = Outcome([], failure(SKIPPED if tests[start] in hung else OUT_OF_TIME, "Skipped"))
             start += 1
             continue
-        allowed = PROGRAM_TIMEOUT if lost[parts[start]] < PART_BUDGET else SHORT_TIMEOUT  # on a core of its own
-        timeout = min(allowed * retried.get(start, 1.0), left)
-        answers = Answers(outcomes, start, len(programs))
+        timeout = timeout_for(start)
+        answers = Answers(outcomes, start, len(programs), timeout_for)
         request = json.dumps({"programs": programs, "start": start}).encode()
         result = sandbox.run(isolation, workdir, "runner.py", request, timeout, answers.accept)
         start = answers.next
         if start == len(programs):
             break
+        given = allowed(start)
         if result.timed_out:
             if (stretch := retry_stretch(result.cpu_share)) is not None and start not in retried:
                 retried[start] = stretch
                 continue
-            lost[parts[start]] += timeout
+            lost[parts[start]] += given
             hung.add(tests[start])
-        outcomes[start] = Outcome([], child_failure(result, min(allowed, timeout)))
+        outcomes[start] = Outcome([], child_failure(result, given))
         start += 1
     return [outcomes[i] for i in range(len(programs))]
 
@@ -161,16 +176,17 @@ class Answers:
     """Collects a child's answers in order; only the answer to the program due renews its
     deadline, so stray lines (blank, forged, out of order) buy a hung child no time."""
 
-    def __init__(self, outcomes: dict[int, Outcome], first: int, count: int) -> None:
-        self.outcomes, self.next, self.count = outcomes, first, count
+    def __init__(self, outcomes: dict[int, Outcome], first: int, count: int, timeout_for: Callable[[int], float]):
+        self.outcomes, self.next, self.count, self.timeout_for = outcomes, first, count, timeout_for
 
-    def accept(self, line: bytes) -> bool:
+    def accept(self, line: bytes) -> float | None:
+        """The next program's time if `line` answers the program due, else None."""
         parsed = parse_line(line, self.count)
         if parsed is None or parsed[0] != self.next:
-            return False
+            return None
         self.outcomes[self.next] = parsed[1]
         self.next += 1
-        return True
+        return self.timeout_for(self.next)
 
 
 def child_failure(result: sandbox.ChildResult, timeout: float) -> dict:

@@ -200,12 +200,13 @@ def run(
     script: str,
     stdin: bytes,
     timeout: float,
-    accept: Callable[[bytes], bool] | None = None,
+    accept: Callable[[bytes], float | None] | None = None,
 ) -> ChildResult:
     """Run the child, feed it `stdin`, and read at most OUTPUT_LIMIT bytes.
 
     The child has `timeout` seconds; with `accept`, every complete line it prints is shown to
-    `accept`, and only a line it accepts (a valid answer) gives the child `timeout` more.
+    `accept`, and only a line it accepts (a valid answer) gives the child more: the seconds
+    `accept` returns.
     """
     env = dict([FIXED_HASH], **ONE_THREAD)
     if isolation.level == "local":
@@ -234,7 +235,7 @@ def run(
 
 
 def _read_bounded(
-    proc: subprocess.Popen, timeout: float, accept: Callable[[bytes], bool] | None
+    proc: subprocess.Popen, timeout: float, accept: Callable[[bytes], float | None] | None
 ) -> tuple[bytearray, bytearray, bool, bool]:
     out, err = bytearray(), bytearray()
     line_start = 0
@@ -260,8 +261,8 @@ def _read_bounded(
                 return out, err, False, True
             out.extend(chunk)
             while (end := out.find(b"\n", line_start)) != -1:
-                if accept is not None and accept(bytes(out[line_start:end])):
-                    deadline = time.monotonic() + timeout
+                if accept is not None and (more := accept(bytes(out[line_start:end]))) is not None:
+                    deadline = time.monotonic() + more
                 line_start = end + 1
             if len(out) - line_start > LINE_LIMIT:
                 return out, err, False, True

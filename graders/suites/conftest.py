@@ -39,7 +39,7 @@ OUTCOMES = pytest.StashKey[dict]()
 def _run_everything(config: pytest.Config) -> dict:
     all_cases = config.stash[ALL_CASES]
     programs = [p.steps for _, c in all_cases for p in c.programs]
-    tests = [test for test, c in all_cases for _ in c.programs]
+    tests = [f"{test}[{c.id}]" for test, c in all_cases for _ in c.programs]  # a hang skips its own case
     parts = [c.part for _, c in all_cases for _ in c.programs]
     run = config.stash[context.KEY]
     with ThreadPoolExecutor(max_workers=1) as pool:  # the child and the reference run side by side
