@@ -106,6 +106,19 @@ def test_same_submission_and_seed_give_identical_scores(tmp_path: Path) -> None:
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
 
 
+@needs_isolation
+@pytest.mark.parametrize(
+    ("spec", "part"),
+    [("tests/submissions/bug-add-overwrites-grad.json", "backward"), ("examples/submissions/cleo-buggy.json", "mlp")],
+)
+def test_a_set_order_bug_scores_the_same_whatever_ran_before(spec: str, part: str, tmp_path: Path) -> None:
+    """These bugs overwrite a gradient, so their score follows the order of `_prev` sets; that
+    order must come from the program, not from what the child ran before (here: no earlier part)."""
+    submission = materialize(ROOT / spec, tmp_path / "submission")
+    _, alone = grade(submission, tmp_path / "out", "--parts", part, seed=load(ROOT / spec).get("seed", 7))
+    assert part_scores(alone) == {part: expected_scores(ROOT / spec)[part]}
+
+
 def test_results_json_has_every_gradescope_field(tmp_path: Path) -> None:
     submission = materialize(ROOT / "tests" / "submissions" / "untouched-release.json", tmp_path / "submission")
     _, results = grade(submission, tmp_path / "out", "--parts", "value")
