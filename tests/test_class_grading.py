@@ -25,6 +25,7 @@ from graders import course_seed
 from graders.class_grading import cli
 
 from grading import ROOT, grader_tmp, leftover_processes, needs_isolation
+from nbgrader_export import nbgrader_export
 
 pytestmark = needs_isolation
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -94,6 +95,8 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
     for name in ("item_analysis.csv", "summary.md", "histogram.png", "feedback.zip"):
         assert (tmp_path / "out" / name).stat().st_size > 0
     assert (tmp_path / "out" / "histogram.png").read_bytes().startswith(b"\x89PNG")
+    exported = nbgrader_export(f"sqlite:///{tmp_path / 'out' / 'gradebook.db'}", tmp_path)
+    assert {s: float(row["score"]) for s, row in exported.items()} == {s: float(r["total"]) for s, r in rows.items()}
     with zipfile.ZipFile(tmp_path / "out" / "feedback.zip") as bundle:
         assert bundle.namelist() == [f"{spec.stem}.html" for spec in specs]
     assert leftover_processes() == []

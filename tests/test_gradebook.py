@@ -7,21 +7,18 @@ submission 0, and a graded student missing from the roster must be kept and repo
 
 from __future__ import annotations
 
-import csv
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
 from course.submissions import expected_scores, materialize
-from graders.class_grading.gradebook import ASSIGNMENT, store, with_scripts_on_path
+from graders.class_grading.gradebook import ASSIGNMENT, store
 
 from grading import ROOT, grade, part_scores
+from nbgrader_export import nbgrader_export
 
 SPECS = ROOT / "tests" / "submissions"
 STUDENTS = {"ada": "correct", "ben": "bug-tanh-derivative", "cy": "broken-syntax-error"}
@@ -51,17 +48,6 @@ def empty_gradebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def gradebook_url(empty_gradebook: Path, folder: Path) -> str:
     shutil.copyfile(empty_gradebook, folder / "gradebook.db")
     return f"sqlite:///{folder / 'gradebook.db'}"
-
-
-def nbgrader_export(url: str, folder: Path) -> dict[str, dict[str, str]]:
-    """Run the real `nbgrader export` (no course config: the folder is empty) and read its CSV."""
-    run = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "export", "--db", url, "--to", str(folder / "export.csv")],
-        cwd=folder, capture_output=True, text=True, timeout=300, env=with_scripts_on_path(os.environ),
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-2000:]
-    with open(folder / "export.csv", newline="") as file:
-        return {row["student_id"]: row for row in csv.DictReader(file)}
 
 
 def test_nbgrader_export_gives_the_kits_totals(

@@ -2,13 +2,14 @@
 
     minigrad-class SUBMISSIONS --out DIR [--jobs N] [--official [--secret-file F] | --seed N]
                    [--roster CSV] [--layout auto|folders|nbgrader|gradescope|lms-zip|classroom]
-                   [--resume] [--parts ...] [--isolation auto|bwrap|user|local]
+                   [--resume] [--parts ...] [--isolation auto|bwrap|user|local] [--gradebook URL]
 
 Every student is graded by `minigrad-grade` with one seed for the whole class (so two
 students with the same bug get the same score), the reference's answers computed once.
 Under DIR: {student}/results.json, report.json, feedback.md, feedback.html, grading.json;
 grades.csv, errors.csv, changes.csv (on a regrade), item_analysis.csv, summary.md,
-histogram.png and feedback.zip. A grader failure on one student is recorded in errors.csv
+histogram.png and feedback.zip; the grades also go into nbgrader's gradebook (DIR/gradebook.db
+unless --gradebook names another). A grader failure on one student is recorded in errors.csv
 and the batch goes on; Ctrl-C stops the running gradings and keeps every finished one.
 """
 
@@ -27,9 +28,10 @@ from tqdm import tqdm
 from graders import course_seed, sandbox, writing
 from graders.cli import PARTS
 
-from . import feedback, fingerprint, grading, layouts, records, report, roster, tables
+from . import feedback, fingerprint, gradebook, grading, layouts, records, report, roster, tables
 from .records import Record
 
+GRADEBOOK = "gradebook.db"
 CACHE = ".reference-cache"  # inside --out; a student id never starts with a dot
 
 
@@ -47,6 +49,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--resume", action="store_true", help="keep grades of submissions unchanged since")
     parser.add_argument("--parts", default=",".join(PARTS), help="parts to grade (default: all)")
     parser.add_argument("--isolation", default="auto", choices=["auto", *sandbox.LEVELS])
+    parser.add_argument(
+        "--gradebook", help="nbgrader gradebook, any SQLAlchemy URL (default: sqlite:///DIR/gradebook.db)"
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -97,12 +102,23 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
              "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
              "errors": len(failed), "missing": missing, "warnings": warnings,
              "not_on_roster": [s for s in students if expected and s not in expected]}  # fmt: skip
+    store_grades(args.gradebook or f"sqlite:///{out.resolve() / GRADEBOOK}", graded, expected)
     items = tables.item_analysis(out, graded)
     print(report.summary(out, facts, graded, items))
     if graded:
         report.histogram(out, graded)
     print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
     return 130 if interrupted else 0
+
+
+def store_grades(url: str, graded: dict[str, Record], expected: list[str]) -> None:
+    """Every grade into nbgrader's gradebook, so `nbgrader export` gives the same totals; what
+    the instructor must know (off-roster students, tests some results lack) is printed."""
+    if url.startswith("sqlite:///") and Path(url.removeprefix("sqlite:///")).is_symlink():
+        print(f"gradebook: {url} is a link; not written through", file=sys.stderr)
+        return
+    for message in gradebook.store(url, {s: r.results for s, r in graded.items()}, expected or None):
+        print(f"gradebook: {message}", file=sys.stderr)
 
 
 def run(tasks: list[grading.Task], jobs: int, wanted: dict, hashes: dict[str, str]) -> tuple[dict[str, str], bool]:

@@ -1,0 +1,23 @@
+"""The real `nbgrader export`, run on a gradebook, read back as rows: how the tests check
+that nbgrader sees the kit's grades."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from graders.class_grading.gradebook import with_scripts_on_path
+
+
+def nbgrader_export(url: str, folder: Path) -> dict[str, dict[str, str]]:
+    """Run the real `nbgrader export` (no course config: the folder is empty) and read its CSV."""
+    run = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "export", "--db", url, "--to", str(folder / "export.csv")],
+        cwd=folder, capture_output=True, text=True, timeout=300, env=with_scripts_on_path(os.environ),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    with open(folder / "export.csv", newline="") as file:
+        return {row["student_id"]: row for row in csv.DictReader(file)}
