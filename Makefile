@@ -30,7 +30,7 @@ $(VENV)/.instructor: pyproject.toml $(VENV)/.student
 
 $(VENV)/.dev: pyproject.toml $(VENV)/.instructor
 	$(PY) -m pip install -q -e ".[dev]"
-	$(PY) -m pip install -q torch==2.13.0 || echo "PyTorch not installable here: the PyTorch comparison tests will skip"
+	$(PY) -m pip install -q torch==2.13.0
 	touch $@
 
 include course/check.mk
@@ -41,8 +41,13 @@ release: $(VENV)/.instructor
 release-check: $(VENV)/.instructor
 	$(PY) -m course.release --check
 
+# The suite spends most of its time waiting on sandboxed children (hangs, sleeps, time-outs),
+# not computing, so four workers on two cores finish it about three times sooner; the grader's
+# scores do not depend on load, and the tests check that too.
+TEST_WORKERS ?= 4
+
 test: $(VENV)/.dev release-check lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --durations=10
 
 lint: $(VENV)/.dev
 	$(PY) -m ruff check .

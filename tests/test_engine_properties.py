@@ -1,6 +1,7 @@
 """The reference engine against independent witnesses: central differences and PyTorch."""
 
 import pytest
+import torch  # pinned in the dev extra's bootstrap: an independent autograd to compare with
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +40,6 @@ def test_gradients_match_central_differences(program, xs):
 @settings(max_examples=200, deadline=None)
 @given(program=programs(), xs=inputs)
 def test_gradients_match_pytorch(program, xs):
-    torch = pytest.importorskip("torch")
     leaves = [Value(x) for x in xs]
     run_program(program, leaves).backward()
     tensors = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
@@ -58,7 +58,6 @@ def run_program_torch(program, tensors):
 
 
 def test_every_unary_matches_pytorch():
-    torch = pytest.importorskip("torch")
     for name in ("exp", "log", "tanh", "relu", "sigmoid"):
         for x in (0.3, 1.7, -0.8):
             if name == "log" and x <= 0:
