@@ -13,8 +13,10 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from nbgrader_export import nbgrader_export
 pytestmark = needs_isolation
 EXAMPLES = ROOT / "examples" / "submissions"
 ADA, NIA = EXAMPLES / "ada-correct.json", EXAMPLES / "nia-quiz-wrong.json"
+JAY = EXAMPLES / "jay-endless-loop.json"
 QUIZ = {"alice": 9.0, "bob": 7.0}  # alice is built from Ada, bob from Nia
 NIA_ANSWERS = ["0.64", "'C'"]  # the reference's answers to the questions Nia got wrong
 
@@ -225,6 +228,43 @@ def test_roster_resume_regrade_feedback_and_item_analysis(tmp_path: Path) -> Non
         {"student": "bob", "old": "7", "new": "8", "tests_changed": "checkpoint: checkpoint Q5_DO_DN [Q5_DO_DN]"}
     ]
     assert totals(out) == {"alice": 9.0, "bob": 8.0}
+
+
+def test_ctrl_c_keeps_every_finished_grade_and_resume_grades_the_rest(tmp_path: Path) -> None:
+    """Ctrl-C while Jay's endless loop is being graded (one at a time: Ada, Jay, then Nia).
+    Ada's finished grade stays whole, the stopped grading leaves no half-written grade, no
+    process and no work folder, and --resume grades only the two who are left."""
+    classes, out, parts = tmp_path / "class", tmp_path / "out", "checkpoint,mlp"
+    for student, spec in (("a-ada", ADA), ("b-jay", JAY), ("c-nia", NIA)):
+        materialize(spec, classes / student)
+    command = [sys.executable, "-m", "graders.class_grading.cli", str(classes), "--out", str(out), "--jobs", "1",
+               "--parts", parts]  # fmt: skip
+    with grader_tmp() as work:
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(work)}
+        )
+        deadline = time.monotonic() + 300
+        while not (out / "a-ada" / "grading.json").exists():  # Ada's grade is complete
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.1)
+        time.sleep(1.0)  # Jay's grading is under way
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr[-2000:]
+    assert "interrupted: finished grades are kept; run again with --resume for the rest" in stderr
+    status = {row["student"]: row["status"] for row in read_csv(out / "grades.csv")}
+    left = "not graded (interrupted: run again with --resume)"
+    assert status == {"a-ada": "graded", "b-jay": left, "c-nia": left}
+    assert not (out / "b-jay" / "results.json").exists() and not (out / "c-nia").exists()
+    assert leftover_processes() == []
+
+    ada = (out / "a-ada" / "results.json").read_bytes()
+    run = grade_class(classes, out, "--jobs", "1", "--parts", parts, "--resume")
+    assert "graded now: 2, unchanged and kept: 1" in run.stdout
+    assert (out / "a-ada" / "results.json").read_bytes() == ada
+    expected = {student: sum(expected_scores(spec)[part] for part in parts.split(","))
+                for student, spec in (("a-ada", ADA), ("b-jay", JAY), ("c-nia", NIA))}  # fmt: skip
+    assert totals(out) == expected
 
 
 def test_a_grader_failure_is_recorded_and_the_batch_goes_on(tmp_path: Path) -> None:
