@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .identity import Identity, kill_processes
+from .processes import adopt_orphans
 
 LEVELS = ("bwrap", "user", "local")
 ADDR_NO_RANDOMIZE = 0x0040000  # personality(2) flag
@@ -212,6 +213,7 @@ def run(
     if isolation.level == "local":
         env.update(PATH=os.environ.get("PATH", ""), LANG="C.UTF-8")
     identity = isolation.runs_as
+    adopt_orphans()  # the sandbox's inner processes come back to us to be reaped
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
