@@ -148,14 +148,28 @@ def test_a_planted_link_in_the_output_folder_is_replaced_not_followed(tmp_path: 
     assert not (out / "results.json").is_symlink() and not (out / "report.json").is_symlink()
 
 
-def child_processes_of_gradings() -> list[int]:
+def child_processes_of_grading(out: Path) -> list[int]:
+    """The sandboxed children of the grading that writes to `out`: other tests' gradings run
+    beside it (pytest-xdist) and must not be touched."""
     return [
         int(entry.name)
         for entry in Path("/proc").iterdir()
         if entry.name.isdigit()
         and identity.FIRST_UID <= _owner(entry) < identity.FIRST_UID + identity.UID_COUNT
         and b"runner.py" in _cmdline(entry)
+        and any(str(out).encode() in _cmdline(Path(f"/proc/{pid}")) for pid in _ancestors(entry))
     ]
+
+
+def _ancestors(entry: Path) -> list[int]:
+    found = []
+    try:
+        while (parent := int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])) > 1:
+            found.append(parent)
+            entry = Path(f"/proc/{parent}")
+    except (OSError, ValueError):
+        pass
+    return found
 
 
 def _owner(entry: Path) -> int:
@@ -181,7 +195,7 @@ def test_a_child_starved_past_its_deadline_is_retried_not_failed(tmp_path: Path)
     def starve_once() -> None:
         deadline = time.monotonic() + 60
         while not stopped and time.monotonic() < deadline:
-            for pid in child_processes_of_gradings():
+            for pid in child_processes_of_grading(tmp_path / "out"):
                 os.kill(pid, signal.SIGSTOP)
                 stopped.append(pid)
                 break
@@ -313,7 +327,7 @@ def test_sigterm_still_cleans_up_everything(tmp_path: Path) -> None:
             env={**os.environ, "TMPDIR": str(work)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         deadline = time.monotonic() + 60
-        while not child_processes_of_gradings() and time.monotonic() < deadline:
+        while not child_processes_of_grading(tmp_path / "out") and time.monotonic() < deadline:
             time.sleep(0.05)
         grading.send_signal(signal.SIGTERM)
         assert grading.wait(timeout=30) != 0
