@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import signal
 import time
@@ -12,8 +13,9 @@ from pathlib import Path
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
+@functools.cache
 def adopt_orphans() -> None:
-    """Make this process the reaper of its orphaned descendants (idempotent).
+    """Make this process the reaper of its orphaned descendants (once per process).
 
     A sandbox's inner processes outlive the bwrap we started and wait, as zombies, for
     whoever adopts them. Left to the machine's init, which may reap late or never (Docker's

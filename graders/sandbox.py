@@ -213,7 +213,7 @@ def run(
     if isolation.level == "local":
         env.update(PATH=os.environ.get("PATH", ""), LANG="C.UTF-8")
     identity = isolation.runs_as
-    adopt_orphans()  # the sandbox's inner processes come back to us to be reaped
+    adopt_orphans()  # the sandbox's inner processes come back to us to be reaped (set once)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
