@@ -3,7 +3,7 @@
     minigrad-grade SUBMISSION --out DIR [--parts checkpoint,value,backward,mlp] [--seed N]
                    [--official [--secret-file F]] [--isolation auto|bwrap|user|local]
                    [--check-imports] [--visibility after_due_date|after_published|visible|hidden]
-                   [--reference-cache DIR]
+                   [--reference-cache DIR] [--refused NOTE ...] [--label NAME]
 
 The pipeline: claim a uid of its own for this grading -> choose an isolation level (self-test)
 -> copy the submission safely -> pick the seed -> run the hidden suites with pytest
@@ -171,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reference-cache", type=Path, help="a folder keeping the reference's answers for gradings with the same seed"
     )
+    parser.add_argument(
+        "--refused", action="append", default=[], metavar="NOTE",
+        help="a file refused before SUBMISSION was copied out of the upload (minigrad-class packs uploads); "
+        "reported with the grader's own refusals",
+    )  # fmt: skip
+    parser.add_argument("--label", help="the submission's name in the output (default: its path)")
     args = parser.parse_args(argv)
 
     out = args.out or (GRADESCOPE_RESULTS if GRADESCOPE_RESULTS.parent.is_dir() else None)
@@ -198,6 +204,7 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
     isolation, seen, passed_over = choose_level(args.isolation, args.official, who)
     seed = args.seed
     workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
+    copied.refused[:0] = args.refused
     first = [imports.check(args.submission, workdir, copied, isolation)] if args.check_imports else []
     run = context.GradingRun(isolation, workdir, seed, args.reference_cache)
     if first and not copied.found:
@@ -212,7 +219,7 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
         records = first + hidden
     level = isolation.level
     header = [
-        f"minigrad hidden tests: {args.submission}",
+        f"minigrad hidden tests: {args.label or args.submission}",
         f"isolation: {level}{'' if level != 'local' else ' (untrusted: not for official grades)'}, seed: {seed}",
         *([f"note: {passed_over}"] if passed_over else []),
         *(f"refused: {problem}" for problem in copied.refused),

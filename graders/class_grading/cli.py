@@ -3,6 +3,7 @@
     minigrad-class SUBMISSIONS --out DIR [--jobs N] [--official [--secret-file F] | --seed N]
                    [--roster CSV] [--layout auto|folders|nbgrader|gradescope|lms-zip|classroom]
                    [--resume] [--parts ...] [--isolation auto|bwrap|user|local] [--gradebook URL]
+                   [--scheduler tls://HOST:8786 [--tls-ca-file F --tls-cert F --tls-key F]]
 
 Every student is graded by `minigrad-grade` with one seed for the whole class (so two
 students with the same bug get the same score), the reference's answers computed once.
@@ -17,10 +18,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import sys
 import tempfile
-from concurrent.futures import as_completed
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
@@ -28,7 +33,7 @@ from tqdm import tqdm
 from graders import course_seed, sandbox, writing
 from graders.cli import PARTS
 
-from . import feedback, fingerprint, gradebook, grading, layouts, records, report, roster, tables
+from . import feedback, gradebook, grading, kit_version, layouts, packing, records, report, roster, tables
 from .records import Record
 
 GRADEBOOK = "gradebook.db"
@@ -52,6 +57,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--gradebook", help="nbgrader gradebook, any SQLAlchemy URL (default: sqlite:///DIR/gradebook.db)"
     )
+    parser.add_argument(
+        "--scheduler", default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
+        help="grade on this Dask cluster, e.g. tls://HOST:8786 (default: $DASK_SCHEDULER_ADDRESS; none: this machine)",
+    )  # fmt: skip
+    for flag, what in (("--tls-ca-file", "CA certificate"), ("--tls-cert", "client certificate"),
+                       ("--tls-key", "client key")):  # fmt: skip
+        parser.add_argument(flag, help=f"the cluster's {what} (default: Dask's configuration)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -75,23 +87,31 @@ def main(argv: list[str] | None = None) -> int:
 
 def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout: str,
                 submissions: list[layouts.Submission], warnings: list[str]) -> int:  # fmt: skip
-    out, kit = args.out, fingerprint.kit()
+    out, kit = args.out, kit_version.digest()
     options = ("--seed", str(seed), "--parts", args.parts, "--isolation", args.isolation,
-               "--reference-cache", str(out / CACHE), *(["--official"] if args.official else []))  # fmt: skip
+               *(["--official"] if args.official else []))  # fmt: skip
     wanted = {"seed": seed, "parts": args.parts, "kit": kit}
-    before, tasks, kept, hashes = {}, [], 0, {}
+    before, tasks, kept = {}, [], 0
     for submission in submissions:
-        hashes[submission.student] = fingerprint.of(submission.folder)
         previous = records.load(out, submission.student)
         if previous is not None:
             before[submission.student] = previous.results
-        current = {**wanted, "submission": hashes[submission.student]}
+        current = {**wanted, "submission": packing.pack(submission.folder).digest}
         if args.resume and previous is not None and all(previous.grading.get(k) == v for k, v in current.items()):
             kept += 1
             continue
         records.forget(out / submission.student)  # complete again only once this grading is
-        tasks.append(grading.Task(submission.student, submission.folder, out / submission.student, options))
-    failed, interrupted = run(tasks, args.jobs, wanted, hashes)
+        tasks.append(Task(submission.student, submission.folder, _last_seconds(out, submission.student)))
+    tasks.sort(key=lambda task: -task.seconds)  # the longest first, so none starts last (when known)
+    cache = None if args.scheduler else str(out / CACHE)  # a cluster's workers keep their own
+    make_job = partial(_job, options=options, kit=kit, cache=cache)
+    if args.scheduler:
+        from . import cluster  # imports Dask, an optional extra: only when a cluster is asked for
+
+        pool, slots = cluster.connect(args.scheduler, args.tls_ca_file, args.tls_cert, args.tls_key)
+    else:
+        pool, slots = grading.executor(args.jobs), args.jobs
+    failed, interrupted = run(tasks, pool, 2 * slots, make_job, partial(finish, out=out, wanted=wanted))
     students = [s.student for s in submissions]
     graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in failed}
     missing = [s for s in expected if s not in students]
@@ -111,6 +131,27 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
     return 130 if interrupted else 0
 
 
+@dataclass(frozen=True)
+class Task:
+    student: str
+    upload: Path
+    seconds: float  # how long the student's last grading took; 0 when unknown
+
+
+def _last_seconds(out: Path, student: str) -> float:
+    results = records.read_json(out / student, records.RESULTS) or {}
+    seconds = results.get("execution_time", 0.0)
+    return float(seconds) if isinstance(seconds, int | float) else 0.0
+
+
+def _job(task: Task, options: tuple[str, ...], kit: str, cache: str | None) -> grading.Job:
+    """The task packed just before it is submitted, so only a window of archives is in memory."""
+    packed = packing.pack(task.upload)
+    refused = tuple(arg for problem in packed.refused for arg in ("--refused", problem))
+    options = (*options, "--label", str(task.upload), *refused)
+    return grading.Job(task.student, packed.archive, packed.digest, options, kit, cache, task.seconds)
+
+
 def store_grades(url: str, graded: dict[str, Record], expected: list[str]) -> None:
     """Every grade into nbgrader's gradebook, so `nbgrader export` gives the same totals; what
     the instructor must know (off-roster students, tests some results lack) is printed."""
@@ -121,21 +162,29 @@ def store_grades(url: str, graded: dict[str, Record], expected: list[str]) -> No
         print(f"gradebook: {message}", file=sys.stderr)
 
 
-def run(tasks: list[grading.Task], jobs: int, wanted: dict, hashes: dict[str, str]) -> tuple[dict[str, str], bool]:
-    """Grade `tasks` `jobs` at a time, with a progress bar; returns each failed student's
-    problem and whether Ctrl-C stopped the run."""
+def run(tasks: list[Task], pool: Executor, window: int, make_job: Callable[[Task], grading.Job],
+        finish: Callable[[grading.Job, grading.Graded], str | None]) -> tuple[dict[str, str], bool]:  # fmt: skip
+    """Grade `tasks` on `pool`, at most `window` submitted at once, each result written as it
+    arrives (so a crash or Ctrl-C loses nothing finished), with a progress bar; returns each
+    failed student's problem and whether Ctrl-C stopped the run."""
     failed: dict[str, str] = {}
-    by_student = {task.student: task for task in tasks}
-    pool = grading.executor(jobs)
+    waiting: dict[Future, grading.Job] = {}
+    queue = iter(tasks)
     try:
-        futures = [pool.submit(grading.grade, task) for task in tasks]
         with tqdm(total=len(tasks), unit="student", desc="grading", dynamic_ncols=True) as bar:
-            for future in as_completed(futures):
-                done = future.result()
-                problem = done.problem or finish(by_student[done.student], wanted, hashes)
-                if problem is not None:
-                    failed[done.student] = problem
-                bar.update()
+            while True:
+                while len(waiting) < window and (task := next(queue, None)) is not None:
+                    job = make_job(task)
+                    waiting[pool.submit(grading.grade, job)] = job
+                if not waiting:
+                    break
+                done, _ = wait(waiting, return_when=FIRST_COMPLETED)
+                for future in done:
+                    job = waiting.pop(future)
+                    problem = _problem(future) or finish(job, future.result())
+                    if problem is not None:
+                        failed[job.student] = problem
+                    bar.update()
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
         grading.stop_all()
@@ -146,14 +195,32 @@ def run(tasks: list[grading.Task], jobs: int, wanted: dict, hashes: dict[str, st
     return failed, False
 
 
-def finish(task: grading.Task, wanted: dict, hashes: dict[str, str]) -> str | None:
-    """After a grade is written: its feedback, then grading.json, which marks it complete."""
-    results = records.read_json(task.out, records.RESULTS)
-    if results is None:
-        return "results.json is missing or unreadable"
-    feedback.write(task.out, task.student, results)
+def _problem(future: Future) -> str | None:
+    """Why a task gave no grade: its own problem, or what the executor says (on a cluster,
+    for example, that the submission's gradings killed every worker they ran on)."""
+    if future.cancelled():
+        return "the grading was cancelled"
+    if (error := future.exception()) is not None:
+        return f"the grading failed: {type(error).__name__}: {error}"
+    return future.result().problem
+
+
+def finish(job: grading.Job, graded: grading.Graded, out: Path, wanted: dict) -> str | None:
+    """A grade's files under `out`: results.json and report.json, then its feedback, then
+    grading.json, which marks it complete."""
+    folder = out / job.student
+    if folder.is_symlink():
+        return f"{folder} is a symbolic link; nothing was written through it"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    try:
+        results = json.loads(graded.results or "")
+    except ValueError:
+        return "results.json is not JSON"
+    records.write(folder, records.RESULTS, graded.results.encode())
+    records.write(folder, "report.json", (graded.report or "{}\n").encode())
+    feedback.write(folder, job.student, results)
     graded_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    records.write_grading(task.out, {**wanted, "submission": hashes[task.student], "graded_at": graded_at})
+    records.write_grading(folder, {**wanted, "submission": job.digest, "graded_at": graded_at})
     return None
 
 

@@ -1,79 +1,133 @@
-"""One grading of one student, and the executor that runs a class of them.
+"""One grading of one student, as a pure task that runs on this machine or on a cluster worker.
 
-A grading is `minigrad-grade` run as a subprocess into the student's folder under `--out`:
-the same command, sandbox and checks as a single grade, so a class grade is exactly the grade
-a student would get alone. Each runs in a session of its own, so Ctrl-C reaches only the class
-command, which then stops every running grading with SIGTERM (the grader's own handler kills
-its child processes, deletes its work folders and frees its uid); a stopped grading writes
-nothing, and every finished one is intact.
+A `Job` is plain data: the student's packed files (packing.py), the grader's options (the seed
+fixed by the class command, so a rerun anywhere is identical) and the kit version the class
+command runs. `grade(job)` checks the kit version, unpacks the files into a folder of its own,
+runs `minigrad-grade` on them as a subprocess and returns results.json's and report.json's
+text; the class command writes them. So a class grade is exactly the grade a student would get
+alone, and nothing assumes the machine that grades shares a filesystem with the class command.
+
+The subprocess runs in a session of its own (Ctrl-C reaches only the class command, which then
+stops the gradings) and gets SIGTERM if the thread that started it dies (a cluster worker
+killed mid-grading): the grader's own SIGTERM handler kills its children, deletes its work
+folders and frees its uid. On a cluster worker, a task the class command cancelled stops its
+subprocess within a poll; a stopped grading returns nothing.
 
 The class submits gradings to a `concurrent.futures.Executor`. Locally that is a thread pool
 whose threads only wait: each grading is already a process of its own, with its own uid and
-limits, so a process pool would add nothing but start-up time. `grade` takes and returns plain
-data, so another executor (a cluster's) can run it as it is.
+limits, so a process pool would add nothing but start-up time.
 """
 
 from __future__ import annotations
 
+import ctypes
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import dask_worker, kit_version, packing
+
 GRADER = (sys.executable, "-m", "graders")
 TIMEOUT = 600.0  # seconds; the grader bounds itself far below this (its children have 150 s together)
+POLL = 0.25  # seconds between checks that the task is still wanted
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the forked child only calls it
 _running: set[subprocess.Popen] = set()
 _lock = threading.Lock()
 
 
 @dataclass(frozen=True)
-class Task:
+class Job:
     student: str
-    submission: Path
-    out: Path  # the student's folder under --out
-    options: tuple[str, ...]  # minigrad-grade's options: --seed, --parts, --reference-cache, ...
+    archive: bytes  # packing.pack's tar: the files the grader would copy
+    digest: str  # packing's hash of the archive: with the student, the task's name
+    options: tuple[str, ...]  # minigrad-grade's options: --seed, --parts, --refused, ...
+    kit: str  # the class command's kit version; a worker running another refuses the job
+    cache: str | None  # the reference cache folder where the job runs; None: the worker's own
+    seconds: float = 0.0  # how long the student's last grading took: a cluster starts the longest first
 
 
 @dataclass(frozen=True)
-class Finished:
+class Graded:
     student: str
-    problem: str | None  # why no grade was written; None when it was
+    results: str | None  # results.json's text, when a grade was written
+    report: str | None
+    problem: str | None  # why there is no grade; None when there is
 
 
 def executor(jobs: int) -> Executor:
     return ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grading")
 
 
-def grade(task: Task) -> Finished:
-    """Run minigrad-grade on one submission; a crash or a hang is a problem, never an exception."""
-    command = [*GRADER, str(task.submission), "--out", str(task.out), *task.options]
-    process = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-    )
+def grade(job: Job) -> Graded:
+    """Grade one packed submission; a crash or a hang is a problem, never an exception."""
+    if (here := kit_version.digest()) != job.kit:
+        return Graded(job.student, None, None, f"kit version mismatch: this worker runs {here[:12]}, "
+                      f"the class command {job.kit[:12]}; install the same kit on both")  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="minigrad-task-", dir=dask_worker.scratch()) as scratch:
+        submission, out = Path(scratch) / "submission", Path(scratch) / "out"
+        submission.mkdir()
+        packing.unpack(job.archive, submission)
+        cache = job.cache or str(dask_worker.reference_cache())
+        problem = _run([*GRADER, str(submission), "--out", str(out), *job.options, "--reference-cache", cache])
+        if problem is not None:
+            return Graded(job.student, None, None, problem)
+        results, report = (_read(out / name) for name in ("results.json", "report.json"))
+    if results is None:
+        return Graded(job.student, None, None, "the grader exited without writing results.json")
+    return Graded(job.student, results, report, None)
+
+
+def _run(command: list[str]) -> str | None:
+    """Run the grader to its end (or its stop); the problem, or None when it exited 0."""
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               start_new_session=True, preexec_fn=_die_with_parent)  # fmt: skip
     with _lock:
         _running.add(process)
+    stderr: list[bytes] = []
+    waiter = threading.Thread(target=lambda: stderr.append(process.communicate()[1]), daemon=True)
+    waiter.start()
+    deadline = time.monotonic() + TIMEOUT
     try:
-        _, stderr = process.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.terminate()
-        process.communicate()
-        return Finished(task.student, f"the grader took over {TIMEOUT:.0f} s and was stopped")
+        while True:
+            waiter.join(POLL)
+            if not waiter.is_alive():
+                break
+            stop = "the task was cancelled" if dask_worker.cancelled() else None
+            if time.monotonic() > deadline:
+                stop = f"the grader took over {TIMEOUT:.0f} s and was stopped"
+            if stop:
+                process.terminate()
+                waiter.join()
+                return stop
     finally:
         with _lock:
             _running.discard(process)
     if process.returncode != 0:
-        last = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
-        return Finished(task.student, f"the grader exited with status {process.returncode}: {last}")
-    if not (task.out / "results.json").is_file():
-        return Finished(task.student, "the grader exited without writing results.json")
-    return Finished(task.student, None)
+        last = (stderr[0].decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+        return f"the grader exited with status {process.returncode}: {last}"
+    return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
+
+
+def _die_with_parent() -> None:
+    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def stop_all() -> None:
-    """SIGTERM every grading still running, as Ctrl-C asks."""
+    """SIGTERM every grading still running in this process, as Ctrl-C asks."""
     with _lock:
         running = list(_running)
     for process in running:

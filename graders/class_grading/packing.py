@@ -1,0 +1,54 @@
+"""A submission packed for grading anywhere: exactly the files the grader would copy.
+
+The class command never hands a grading its student's upload. It runs the grader's own intake
+on the upload, packs what the intake copied into a small tar (at the path where the intake
+found it, so the grading finds the package in the same place), and grades the unpacked copy,
+on this machine or on a cluster worker without a shared filesystem. The intake's caps bound
+the archive (32 files, 4 MiB); its refusals (a link, a FIFO, a hard link) travel beside the
+archive as words, since the refused thing itself must never travel. The archive is built
+the same way every time (sorted names, no times, no owners), so its hash is the submission's
+fingerprint: `--resume` compares it, and a cluster task is named by it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from graders import intake
+
+
+@dataclass(frozen=True)
+class Packed:
+    archive: bytes
+    refused: tuple[str, ...]  # the intake's refusals, in its words
+    digest: str  # sha256 of the archive and the refusals
+
+
+def pack(upload: Path) -> Packed:
+    """The upload's graded files as a tar, with what the intake refused."""
+    with tempfile.TemporaryDirectory(prefix="minigrad-pack-") as copy:
+        taken = intake.copy_package(upload, Path(copy))
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for name in taken.copied:  # already sorted by the intake
+                data = (Path(copy) / name).read_bytes()
+                member = tarfile.TarInfo(f"{taken.location}/{name}" if taken.location else name)
+                member.size, member.mode = len(data), 0o644
+                tar.addfile(member, io.BytesIO(data))
+    archive = buffer.getvalue()
+    digest = hashlib.sha256(archive)
+    for problem in taken.refused:
+        digest.update(f"\0refused\0{problem}".encode())
+    return Packed(archive, tuple(taken.refused), digest.hexdigest())
+
+
+def unpack(archive: bytes, folder: Path) -> None:
+    """Unpack into the existing `folder`, with tarfile's `data` filter: no links, devices,
+    absolute paths or paths out of `folder`, whatever the archive claims."""
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
