@@ -1,0 +1,260 @@
+"""minigrad-class on a real Dask cluster: a `dask scheduler` and two `dask worker` processes
+on loopback, over TLS with throwaway certificates, started by Dask's own commands.
+
+The cluster must give the grades of the local `--jobs 1` run, byte for byte (DESIGN: only
+`graded_at` and `execution_time` may differ), also when a worker is killed mid-batch, and
+Ctrl-C on the class command must stop every grading on every worker.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_class_grading import grade_class, read_csv
+
+from course.submissions import materialize
+from graders.class_grading import cluster, grading, kit_version, packing
+
+from grading import ROOT, leftover_processes, needs_isolation
+
+pytestmark = needs_isolation
+DASK = Path(sys.executable).with_name("dask")
+EXAMPLES = ROOT / "examples" / "submissions"
+CLASS_COMMAND = [sys.executable, "-m", "graders.class_grading.cli"]
+
+
+def without(rows: list[dict[str, str]], *columns: str) -> list[dict[str, str]]:
+    return [{k: v for k, v in row.items() if k not in columns} for row in rows]
+
+
+@pytest.fixture(scope="module")
+def sample_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("sample") / "class"
+    for spec in sorted(EXAMPLES.glob("*.json")):
+        materialize(spec, folder / spec.stem)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def local_grades(sample_class: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, str]]:
+    """The sample class graded on this machine, one at a time: what the cluster must give."""
+    out = tmp_path_factory.mktemp("local") / "out"
+    grade_class(sample_class, out, "--jobs", "1", "--seed", "5")
+    return read_csv(out / "grades.csv")
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A self-signed certificate for 127.0.0.1 that is its own authority, as the README makes one."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-keyout", str(key),
+                    "-out", str(cert), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)  # fmt: skip
+    return {"--tls-ca-file": str(cert), "--tls-cert": str(cert), "--tls-key": str(key)}
+
+
+class Cluster:
+    def __init__(self, address: str, workers: dict[str, subprocess.Popen], folders: dict[str, Path]) -> None:
+        self.address, self.workers, self.folders = address, workers, folders
+
+
+@pytest.fixture
+def dask_cluster(request: pytest.FixtureRequest, tmp_path: Path, certificates: dict[str, str]) -> Iterator[Cluster]:
+    """A scheduler and two single-thread workers (no nanny, so a killed worker stays dead),
+    each worker with a local directory of its own; the scheduler's Dask settings may be
+    changed through the environment (`request.param`)."""
+    settings = getattr(request, "param", {})
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tls://127.0.0.1:{port}"
+    tls = [arg for pair in certificates.items() for arg in pair]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    scheduler = [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--protocol", "tls",
+                 "--no-dashboard", *tls]  # fmt: skip
+    started = [subprocess.Popen(scheduler, stdout=subprocess.DEVNULL, stderr=(logs / "scheduler").open("w"),
+                                env={**os.environ, **settings})]  # fmt: skip
+    workers, folders = {}, {}
+    for name in ("w1", "w2"):
+        folders[name] = tmp_path / name
+        workers[name] = subprocess.Popen(
+            [str(DASK), "worker", address, "--name", name, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+             "--local-directory", str(folders[name]), *tls],
+            stdout=subprocess.DEVNULL, stderr=(logs / name).open("w"), cwd=ROOT,
+        )  # fmt: skip
+        started.append(workers[name])
+    try:
+        _wait_for_workers(address, certificates, 2)
+        yield Cluster(address, workers, folders)
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def _wait_for_workers(address: str, certificates: dict[str, str], count: int) -> None:
+    from distributed import Client
+
+    security = cluster.security(address, *certificates.values())
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with Client(address, security=security, timeout="5s") as client:
+                client.wait_for_workers(count, timeout=120)
+                return
+        except OSError:
+            assert time.monotonic() < deadline, "the scheduler never answered"
+            time.sleep(0.5)
+
+
+def gradings_under(folder: Path) -> dict[int, str]:
+    """Live `minigrad-grade` processes grading a submission unpacked under `folder`: for each,
+    the student (the upload its `--label` names)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = [arg.decode() for arg in (entry / "cmdline").read_bytes().split(b"\0")]
+        except OSError:
+            continue
+        if "graders" in argv and "--label" in argv and any(arg.startswith(str(folder)) for arg in argv):
+            found[int(entry.name)] = Path(argv[argv.index("--label") + 1]).name
+    return found
+
+
+def wait_until(condition, seconds: float, what: str) -> float:
+    start = time.monotonic()
+    while not condition():
+        assert time.monotonic() - start < seconds, f"waited {seconds} s for {what}"
+        time.sleep(0.05)
+    return time.monotonic() - start
+
+
+def test_the_cluster_gives_the_local_grades(dask_cluster: Cluster, certificates: dict[str, str], sample_class: Path,
+                                            local_grades: list[dict[str, str]], tmp_path: Path) -> None:  # fmt: skip
+    out = tmp_path / "out"
+    run = grade_class(sample_class, out, "--seed", "5", "--scheduler", dask_cluster.address,
+                      *(arg for pair in certificates.items() for arg in pair))  # fmt: skip
+    assert "graded now: 15" in run.stdout
+    assert without(read_csv(out / "grades.csv"), "graded_at") == without(local_grades, "graded_at")
+    assert read_csv(out / "errors.csv") == []
+    for name in dask_cluster.folders:  # each worker graded some of the class from its own folder
+        assert list(dask_cluster.folders[name].glob("dask-scratch-space/worker-*/minigrad-reference-cache/*.json"))
+
+
+def start_and_kill_w1(dask_cluster: Cluster, certificates: dict[str, str], sample_class: Path,
+                      out: Path) -> tuple[subprocess.Popen, set[str], float]:  # fmt: skip
+    """Grade the sample class on the cluster and kill worker w1 (SIGKILL, by its pid) while it
+    grades, once a few grades are in; the students it was grading, and when it was killed."""
+    command = [*CLASS_COMMAND, str(sample_class), "--out", str(out), "--seed", "5", "--scheduler",
+               dask_cluster.address, *(arg for pair in certificates.items() for arg in pair)]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    w1 = dask_cluster.folders["w1"]
+    wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 3 and gradings_under(w1), 300, "a grading on w1")
+    students = set(gradings_under(w1).values())
+    dask_cluster.workers["w1"].kill()
+    killed_at = time.monotonic()
+    wait_until(lambda: not gradings_under(w1), 10, "w1's gradings to stop")
+    return process, students, killed_at
+
+
+def test_a_killed_worker_s_gradings_finish_on_the_other(dask_cluster: Cluster, certificates: dict[str, str],
+                                                        sample_class: Path, local_grades: list[dict[str, str]],
+                                                        tmp_path: Path) -> None:  # fmt: skip
+    out = tmp_path / "out"
+    process, students, killed_at = start_and_kill_w1(dask_cluster, certificates, sample_class, out)
+    took = wait_until(lambda: all((out / s / "grading.json").exists() for s in students), 120, "w1's students")
+    print(f"w1 killed while grading {sorted(students)}: graded on w2 {took:.1f} s later")
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode == 0, stderr[-3000:]
+    assert without(read_csv(out / "grades.csv"), "graded_at") == without(local_grades, "graded_at")
+    assert read_csv(out / "errors.csv") == []
+    assert leftover_processes() == []
+
+
+@pytest.mark.parametrize("dask_cluster", [{"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}], indirect=True)
+def test_a_grading_that_kills_its_workers_is_an_error_and_the_batch_goes_on(
+    dask_cluster: Cluster,
+    certificates: dict[str, str],
+    sample_class: Path,
+    local_grades: list[dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    """With no failure allowed, the task w1 was running when it died ends with Dask's
+    KilledWorker: that student is in errors.csv (with the tasks Dask had already sent to w1, which
+    the same death fails: at most the class command's window of 4 tasks less w2's one), and
+    everyone else is graded as locally."""
+    out = tmp_path / "out"
+    process, students, _ = start_and_kill_w1(dask_cluster, certificates, sample_class, out)
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode == 0, stderr[-3000:]
+    errors = read_csv(out / "errors.csv")
+    assert students <= {row["student"] for row in errors} and len(errors) <= 3
+    assert all(row["problem"].startswith("the grading failed: KilledWorker: ") for row in errors), errors
+    failed = {row["student"] for row in errors}
+    graded = [row for row in without(read_csv(out / "grades.csv"), "graded_at") if row["student"] not in failed]
+    assert graded == [row for row in without(local_grades, "graded_at") if row["student"] not in failed]
+    assert leftover_processes() == []
+
+
+def test_ctrl_c_stops_every_grading_on_every_worker(dask_cluster: Cluster, certificates: dict[str, str],
+                                                   sample_class: Path, local_grades: list[dict[str, str]],
+                                                   tmp_path: Path) -> None:  # fmt: skip
+    out = tmp_path / "out"
+    command = [*CLASS_COMMAND, str(sample_class), "--out", str(out), "--seed", "5", "--scheduler",
+               dask_cluster.address, *(arg for pair in certificates.items() for arg in pair)]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    running = lambda: [pid for folder in dask_cluster.folders.values() for pid in gradings_under(folder)]  # noqa: E731
+    wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 2 and len(running()) == 2, 300, "two gradings")
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr[-2000:]
+    wait_until(lambda: not running(), 10, "every grading on the workers to stop")
+    assert leftover_processes() == []
+    finished = {row["student"]: row for row in without(read_csv(out / "grades.csv"), "graded_at")
+                if row["status"] == "graded"}  # fmt: skip
+    assert 2 <= len(finished) < 15
+    expected = {row["student"]: row for row in without(local_grades, "graded_at")}
+    assert finished == {student: expected[student] for student in finished}
+
+
+def test_a_worker_with_another_kit_refuses_the_job(tmp_path: Path) -> None:
+    packed = packing.pack(materialize(EXAMPLES / "ada-correct.json", tmp_path / "ada"))
+    job = grading.Job("ada", packed.archive, packed.digest, ("--seed", "0"), "0" * 64, str(tmp_path / "cache"))
+    graded = grading.grade(job)
+    assert graded.results is None
+    assert graded.problem == (
+        f"kit version mismatch: this worker runs {kit_version.digest()[:12]}, the class command 000000000000; "
+        "install the same kit on both"
+    )
+
+
+@pytest.mark.parametrize("address", ["tcp://10.0.0.7:8786", "tcp://grader.example.edu:8786", "10.0.0.7:8786"])
+def test_a_scheduler_off_loopback_needs_tls(address: str) -> None:
+    with pytest.raises(SystemExit, match="a scheduler off this machine must use TLS"):
+        cluster.security(address, None, None, None)
+
+
+def test_the_local_pool_never_imports_dask(tmp_path: Path) -> None:
+    materialize(EXAMPLES / "nia-quiz-wrong.json", tmp_path / "class" / "nia")
+    argv = [str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--parts", "checkpoint"]
+    probe = (
+        f"import sys; from graders.class_grading import cli; status = cli.main({argv!r}); "
+        "print(status, 'distributed' in sys.modules, 'dask' in sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
+                         env={k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"})  # fmt: skip
+    assert run.stdout.strip().splitlines()[-1] == "0 False False", run.stderr[-2000:]
