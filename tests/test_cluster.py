@@ -210,6 +210,30 @@ def test_a_grading_that_kills_its_workers_is_an_error_and_the_batch_goes_on(
     assert leftover_processes() == []
 
 
+@pytest.mark.parametrize("dask_cluster", [{"DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "5s"}], indirect=True)
+def test_a_hung_worker_is_dropped_after_worker_ttl(dask_cluster: Cluster, certificates: dict[str, str],
+                                                   sample_class: Path, local_grades: list[dict[str, str]],
+                                                   tmp_path: Path) -> None:  # fmt: skip
+    """w1 frozen (SIGSTOP) mid-grading stops answering the scheduler's heartbeats; after the
+    scheduler's worker-ttl (5 s here) it is dropped and its gradings are rerun on w2."""
+    out, w1 = tmp_path / "out", dask_cluster.folders["w1"]
+    command = [*CLASS_COMMAND, str(sample_class), "--out", str(out), "--seed", "5", "--scheduler",
+               dask_cluster.address, *(arg for pair in certificates.items() for arg in pair)]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 3 and gradings_under(w1), 300, "a grading on w1")
+    students = set(gradings_under(w1).values())
+    dask_cluster.workers["w1"].send_signal(signal.SIGSTOP)
+    try:
+        took = wait_until(lambda: all((out / s / "grading.json").exists() for s in students), 120, "w1's students")
+        print(f"w1 frozen while grading {sorted(students)}: graded on w2 {took:.1f} s later")
+        stdout, stderr = process.communicate(timeout=600)
+    finally:
+        dask_cluster.workers["w1"].kill()
+    assert process.returncode == 0, stderr[-3000:]
+    assert without(read_csv(out / "grades.csv"), "graded_at") == without(local_grades, "graded_at")
+    wait_until(lambda: not gradings_under(w1), 30, "the frozen worker's gradings to end")
+
+
 def test_ctrl_c_stops_every_grading_on_every_worker(dask_cluster: Cluster, certificates: dict[str, str],
                                                    sample_class: Path, local_grades: list[dict[str, str]],
                                                    tmp_path: Path) -> None:  # fmt: skip
