@@ -21,7 +21,7 @@ CHECKS := assignments/checks
 $(VENV)/.student: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "pytest>=8" "numpy>=1.24"
+	$(PY) -m pip install -q -e ".[plots]"
 	touch $@
 
 $(VENV)/.instructor: pyproject.toml $(VENV)/.student

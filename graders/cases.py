@@ -57,6 +57,7 @@ class Case:
     rtol: float = 1e-6
     atol: float = 1e-9
     check: Check | None = None  # replaces the comparison with the reference, where orders may differ
+    bonus: bool = False  # an optional extension: its points add to the score, never to the maximum
 
 
 MAKER = "_minigrad_case_maker"

@@ -59,7 +59,9 @@ class Collector:
         if props.get("grader_error"):
             self.grader_errors.append(f"{report.nodeid}: {message}")
         name = f"{props['part']}: {props['what']} [{report.nodeid.split('[')[-1].rstrip(']')}]"
-        self.records.append(Record(name, props["part"], props["points"], report.passed, message, props["visibility"]))
+        self.records.append(
+            Record(name, props["part"], props["points"], report.passed, message, props["visibility"], props["bonus"])
+        )
 
 
 def choose_level(requested: str, official: bool, who: identity.Identity | None) -> tuple[sandbox.Isolation, dict, str]:

@@ -51,6 +51,8 @@ def _where(error: dict) -> str:
 
 
 def explain_error(case: Case, program: Program, error: dict) -> str:
+    if case.bonus and error["type"] == notes.NEEDS:  # an optional extension, left out: nothing to fix
+        return f"{case.what}: not attempted yet: `{error['message']}` is missing (optional: it only adds points)"
     if said_once := notes.per_test(error):
         return f"{case.what}: {said_once}"
     if name := notes.called_but_missing(error):
@@ -63,12 +65,17 @@ def explain_error(case: Case, program: Program, error: dict) -> str:
         return f"{case.what}: not attempted yet: `{error['where'].split(' (')[0]}`"
     if error["type"] in ("ChildFailure", "Skipped"):
         return f"{case.what}: {error['message']}\n    while running: {program.shown}"
+    plain_number = error["type"] == "AttributeError" and str(error["message"]).startswith(("'int' ", "'float' "))
     return (
         f"{case.what}: your code raised {error['type']}: {error['message'] or '(no message)'}{_where(error)}\n"
         f"    while running: {program.shown}\n"
         f"    inputs:   {_inputs(case, program)}\n"
-        f"    hint:     {case.hint}"
+        f"    hint:     {WRAP_HINT if plain_number else case.hint}"
     )
+
+
+WRAP_HINT = ("a plain number reached code that expects a Value: wrap it first, "
+             "`other = other if isinstance(other, Value) else Value(other)`")  # fmt: skip
 
 
 def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> None:

@@ -1,4 +1,9 @@
-"""Turn the hidden run's per-test records into Gradescope's results.json (DESIGN §6)."""
+"""Turn the hidden run's per-test records into Gradescope's results.json (DESIGN §6).
+
+A bonus test (an optional extension) is worth 0 in the maximum and its points when passed:
+Gradescope counts a score above the maximum as extra credit, so a submission without the
+extensions can still reach full marks, and one with them can go beyond.
+"""
 
 from __future__ import annotations
 
@@ -16,36 +21,49 @@ class Record:
     passed: bool
     message: str
     visibility: str
+    bonus: bool = False
 
     @property
     def status(self) -> str:
         return "passed" if self.passed else "failed"
 
 
+def earned(records: list[Record]) -> float:
+    """The points of the passed tests among `records`."""
+    return sum(r.points for r in records if r.passed)
+
+
 def part_totals(records: list[Record]) -> dict[str, tuple[float, float]]:
+    """(points, maximum) per part, bonus tests left out: they are counted on a line of their own."""
     totals: dict[str, tuple[float, float]] = {}
     for r in records:
+        if r.bonus:
+            continue
         got, most = totals.get(r.part, (0.0, 0.0))
         totals[r.part] = (got + (r.points if r.passed else 0.0), most + r.points)
     return totals
 
 
 def summary(records: list[Record], header: list[str], notes: Sequence[str] = ()) -> str:
-    """The header, the score of each part and the total, then the notes (problems said once
-    for the whole grading instead of under every test they stopped)."""
+    """The header, the score of each part and the total, the bonus points apart (they are not
+    part of the maximum), then the notes (problems said once for the whole grading instead of
+    under every test they stopped)."""
+    base = [r for r in records if not r.bonus]
+    bonus = [r for r in records if r.bonus]
     lines = [*header, f"{'part':<12}{'score':>16}"]
     for part, (got, most) in part_totals(records).items():
         lines.append(f"{part:<12}{f'{got:g} / {most:g}':>16}")
-    total = sum(r.points for r in records if r.passed)
-    lines.append(f"{'total':<12}{f'{total:g} / {sum(r.points for r in records):g}':>16}")
+    lines.append(f"{'total':<12}{f'{earned(base):g} / {sum(r.points for r in base):g}':>16}")
+    if bonus:
+        lines.append(f"{'bonus':<12}{f'{earned(bonus):g} / {sum(r.points for r in bonus):g}':>16}")
     lines += [f"note: {note}" for note in notes]
     return "\n".join(lines)
 
 
 def gradescope(records: list[Record], seconds: float, output: str, extra: dict) -> dict:
     return {
-        "score": round(sum(r.points for r in records if r.passed), 6),
-        "max_score": round(sum(r.points for r in records), 6),
+        "score": round(earned(records), 6),
+        "max_score": round(sum(r.points for r in records if not r.bonus), 6),
         "execution_time": round(seconds, 3),
         "output": output,
         "stdout_visibility": "hidden",
@@ -55,11 +73,11 @@ def gradescope(records: list[Record], seconds: float, output: str, extra: dict) 
                 "name": r.name,
                 "number": str(i),
                 "score": r.points if r.passed else 0.0,
-                "max_score": r.points,
+                "max_score": 0.0 if r.bonus else r.points,
                 "status": r.status,
                 "output": r.message,  # empty for a passed hidden test; the visible check always says what it found
                 "visibility": r.visibility,
-                "tags": [r.part],
+                "tags": [r.part, "bonus"] if r.bonus else [r.part],
             }
             for i, r in enumerate(records, start=1)
         ],

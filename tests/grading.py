@@ -50,11 +50,18 @@ def grade(submission: Path, out: Path, *args: str, seed: int = 7) -> tuple[subpr
     return run, json.loads((out / "results.json").read_text())
 
 
-def part_scores(results: dict) -> dict[str, float]:
+def part_scores(results: dict, bonus: bool = False) -> dict[str, float]:
+    """Points per part; a bonus test's (an optional extension's) only when `bonus` asks for them."""
     scores: dict[str, float] = {}
     for test in results["tests"]:
-        scores[test["tags"][0]] = scores.get(test["tags"][0], 0.0) + test["score"]
+        if bonus or "bonus" not in test["tags"]:
+            scores[test["tags"][0]] = scores.get(test["tags"][0], 0.0) + test["score"]
     return scores
+
+
+def bonus_score(results: dict) -> float:
+    """The points of the bonus tests passed: results.json's score is the base score plus these."""
+    return sum(test["score"] for test in results["tests"] if "bonus" in test["tags"])
 
 
 def leftover_processes() -> list[int]:

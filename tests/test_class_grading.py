@@ -26,7 +26,7 @@ from course.submissions import expected_scores, load, materialize
 from graders import course_seed
 from graders.class_grading import cli
 
-from grading import ROOT, grader_tmp, leftover_processes, needs_isolation
+from grading import ROOT, bonus_score, grader_tmp, leftover_processes, needs_isolation
 from nbgrader_export import nbgrader_export
 
 pytestmark = needs_isolation
@@ -85,9 +85,10 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
         expected = expected_scores(spec)
         row = rows[spec.stem]
         assert {part: float(row[part]) for part in expected} == pytest.approx(expected, abs=1e-9), spec.stem
-        assert float(row["total"]) == pytest.approx(sum(expected.values()), abs=1e-9)
-        assert (row["seed"], row["isolation"], row["status"]) == ("0", "bwrap", "graded")
         results = (tmp_path / "out" / spec.stem / "results.json").read_text()
+        bonus = bonus_score(json.loads(results))  # the total counts the optional extensions' points too
+        assert float(row["total"]) == pytest.approx(sum(expected.values()) + bonus, abs=1e-9)
+        assert (row["seed"], row["isolation"], row["status"]) == ("0", "bwrap", "graded")
         messages = "\n".join(test["output"] for test in json.loads(results)["tests"])
         for words in load(spec).get("messages", []):
             assert words in messages, (spec.stem, words)
@@ -263,6 +264,7 @@ def test_ctrl_c_keeps_every_finished_grade_and_resume_grades_the_rest(tmp_path: 
     assert "graded now: 2, unchanged and kept: 1" in run.stdout
     assert (out / "a-ada" / "results.json").read_bytes() == ada
     expected = {student: sum(expected_scores(spec)[part] for part in parts.split(","))
+                + bonus_score(json.loads((out / student / "results.json").read_text()))  # optional extensions
                 for student, spec in (("a-ada", ADA), ("b-jay", JAY), ("c-nia", NIA))}  # fmt: skip
     assert totals(out) == expected
 

@@ -17,7 +17,7 @@ from nbgrader.api import Gradebook
 from course.submissions import expected_scores, materialize
 from graders.class_grading.gradebook import ASSIGNMENT, store
 
-from grading import ROOT, grade, part_scores
+from grading import ROOT, bonus_score, grade, part_scores
 from nbgrader_export import nbgrader_export
 
 SPECS = ROOT / "tests" / "submissions"
@@ -53,20 +53,22 @@ def gradebook_url(empty_gradebook: Path, folder: Path) -> str:
 def test_nbgrader_export_gives_the_kits_totals(
     class_results: dict[str, dict], empty_gradebook: Path, tmp_path: Path
 ) -> None:
-    assert {s: r["score"] for s, r in class_results.items()} == TOTALS
+    assert {s: r["score"] - bonus_score(r) for s, r in class_results.items()} == TOTALS
     url = gradebook_url(empty_gradebook, tmp_path)
     roster = ["ada", "ben", "dee"]  # cy is graded but not on the roster; dee never submitted
     assert store(url, class_results, roster) == ["cy: not on the roster; graded and added to the gradebook anyway"]
     # a regrade replaces the grades, it does not add to them
     assert store(url, class_results, roster) == ["cy: not on the roster; graded and added to the gradebook anyway"]
     rows = nbgrader_export(url, tmp_path)
-    assert {s: float(row["score"]) for s, row in rows.items()} == {**TOTALS, "dee": 0.0}
+    assert {s: float(row["score"]) for s, row in rows.items()} == {
+        **{s: r["score"] for s, r in class_results.items()}, "dee": 0.0,
+    }  # fmt: skip
     assert {float(row["max_score"]) for row in rows.values()} == {86.5}
     assert {row["assignment"] for row in rows.values()} == {ASSIGNMENT}
     with Gradebook(url) as gradebook:
         for student, results in class_results.items():
             submission = gradebook.find_submission(ASSIGNMENT, student)
-            assert {nb.name: nb.score for nb in submission.notebooks} == part_scores(results)
+            assert {nb.name: nb.score for nb in submission.notebooks} == part_scores(results, bonus=True)
             assert {nb.name: nb.max_score for nb in submission.notebooks} == {
                 "value": 28, "backward": 22, "mlp": 27.5, "checkpoint": 9,
             }  # fmt: skip
@@ -86,8 +88,8 @@ def test_a_bonus_test_is_extra_credit(class_results: dict[str, dict], empty_grad
     assert store(url, {"ada": results}, None) == []
     with Gradebook(url) as gradebook:
         submission = gradebook.find_submission(ASSIGNMENT, "ada")
-        assert (submission.score, submission.assignment.max_score) == (88.0, 86.5) == (results["score"], 86.5)
-        assert {nb.name: nb.score for nb in submission.notebooks}["value"] == 28 + 1.5
+        assert (submission.score, submission.assignment.max_score) == (93.0, 86.5) == (results["score"], 86.5)
+        assert {nb.name: nb.score for nb in submission.notebooks}["value"] == 28 + 3 + 1.5  # sin, cos, sqrt too
 
 
 def test_results_that_are_not_the_kits_format_get_a_clear_error(tmp_path: Path) -> None:

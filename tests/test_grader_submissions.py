@@ -22,7 +22,7 @@ import pytest
 from course.submissions import expected_scores, load, materialize
 from graders import course_seed, sandbox
 
-from grading import ROOT, STRONG, grade, leftover_processes, needs_isolation, part_scores
+from grading import ROOT, STRONG, bonus_score, grade, leftover_processes, needs_isolation, part_scores
 
 # The sample class (examples/submissions/) is graded as a class, through minigrad-class, with
 # the same checks of exact scores and messages: tests/test_class_grading.py.
@@ -67,7 +67,9 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
     assert part_scores(results) == pytest.approx(expected_scores(spec), abs=1e-9)
     assert results["execution_time"] <= data.get("max_seconds", 180)
     assert len(written) <= data.get("max_result_bytes", 1_000_000)
-    assert results["score"] == pytest.approx(sum(expected_scores(spec).values()), abs=1e-9)
+    assert results["score"] == pytest.approx(sum(expected_scores(spec).values()) + bonus_score(results), abs=1e-9)
+    if "bonus" in data:  # the optional extensions' points, on top of the parts'
+        assert bonus_score(results) == data["bonus"]
     failures = "\n".join(t["output"] for t in results["tests"])
     for words in data.get("messages", []):
         assert words in failures
@@ -92,7 +94,7 @@ def test_correct_submission_scores_full_marks_at_every_level(level: str, name: s
         pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
     submission = materialize(ROOT / "tests" / "submissions" / f"{name}.json", tmp_path / "submission")
     _, results = grade(submission, tmp_path / "out", "--isolation", level)
-    assert results["score"] == results["max_score"] == 86.5
+    assert (results["score"], results["max_score"], bonus_score(results)) == (86.5 + 5, 86.5, 5)  # 5 bonus points
     assert results["extra_data"]["isolation"] == level
     assert results["extra_data"]["trusted"] is (level != "local")
 

@@ -61,7 +61,7 @@ def test_not_attempted_is_reported_by_name_without_a_traceback(tmp_path):
         text=True,
     ).stdout
     assert "not attempted yet: `Value.__add__` (minigrad/engine.py:" in out
-    assert "0 / 58" in out and "Begin with part 1" in out
+    assert "0 / 71" in out and "Begin with part 1" in out
     assert "Traceback" not in out
 
 
@@ -94,7 +94,7 @@ def test_a_classic_bug_is_explained_with_inputs_expected_got_and_hint(tmp_path):
         capture_output=True,
         text=True,
     ).stdout
-    assert "56 / 58" in out
+    assert "69 / 71" in out
     assert (
         "a + b: gradient of a when a.grad was already 1.0\n"
         "        inputs:   a = 2.0, b = -3.0, out.grad = 2.5\n"

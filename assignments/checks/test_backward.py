@@ -16,14 +16,14 @@ pytestmark = pytest.mark.backward
 ORDER_HINT = "backward() must visit nodes in reverse topological order (output first)"
 
 
-def seeds_example():
+def lesson_example():
     """f = (a*b + c)**2 at a = 2, b = -3, c = 10: df/da = -24, df/db = 16, df/dc = 8."""
     a, b, c = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c")
     return (a * b + c) ** 2, (a, b, c)
 
 
-def test_seeds_worked_example():
-    f, leaves = seeds_example()
+def test_lesson_worked_example():
+    f, leaves = lesson_example()
     f.backward()
     for leaf, want in zip(leaves, (-24.0, 16.0, 8.0)):
         expect_close(
@@ -49,7 +49,7 @@ def test_node_used_twice_gets_both_contributions():
     expect_close(y.grad, 2.0, what="z = x*y + x: dz/dy", inputs=inputs, hint=ORDER_HINT)
 
 
-def test_seeds_neuron():
+def test_lesson_neuron():
     x1, x2, w1, w2 = Value(2.0), Value(0.0), Value(-3.0), Value(1.0)
     b = Value(6.8813735870195432)
     o = (x1 * w1 + x2 * w2 + b).tanh()
@@ -116,7 +116,7 @@ def test_deep_chain_does_not_hit_the_recursion_limit():
 
 
 def test_calling_backward_twice_accumulates():
-    f, (a, b, c) = seeds_example()
+    f, (a, b, c) = lesson_example()
     f.backward()
     f.backward()
     expect_close(
@@ -130,7 +130,7 @@ def test_calling_backward_twice_accumulates():
 
 
 def test_zero_grad_resets_every_given_value():
-    f, leaves = seeds_example()
+    f, leaves = lesson_example()
     f.backward()
     zero_grad(leaves)
     for leaf in leaves:

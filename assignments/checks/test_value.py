@@ -17,7 +17,7 @@ from trusted import central_difference, local_backward
 pytestmark = pytest.mark.value
 
 UPSTREAM = 2.5
-A, B = 2.0, -3.0  # the seeds' worked example: a = 2, b = -3
+A, B = 2.0, -3.0  # as in lesson 2's example: a = 2, b = -3
 
 # name -> (build from Values a and b, the same on floats, d/da, d/db, hint)
 BINARY = {
@@ -214,17 +214,49 @@ def test_same_value_on_both_sides():
     )
 
 
-def test_result_remembers_its_inputs():
-    a, b = Value(A), Value(B)
-    out = a * b
-    if out._prev != {a, b}:
-        fail(
-            "a * b: out._prev",
-            {"a": A, "b": B},
-            "{a, b}",
-            out._prev,
-            "pass (self, other) as _children when you make the output Value",
-        )
+def _reaches(out, leaf) -> bool:
+    """Whether `leaf` is in the graph under `out`, through `_prev` (built from others, as
+    `a - b` is `a + (-b)`, an operator's output need not hold its inputs directly)."""
+    seen, stack = set(), [out]
+    while stack:
+        node = stack.pop()
+        if node is leaf:
+            return True
+        if id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(getattr(node, "_prev", ()))
+    return False
+
+
+@pytest.mark.parametrize("name", sorted(BINARY) + sorted(UNARY))
+def test_result_remembers_its_inputs(name):
+    values = [Value(A), Value(B)] if name in BINARY else [Value(UNARY[name][3])]
+    out = (BINARY[name][0] if name in BINARY else UNARY[name][0])(*values)
+    for label, leaf in zip("ab", values):
+        if not _reaches(out, leaf):
+            fail(
+                f"{name}: is {label} among the inputs the result remembers?",
+                dict(zip("ab", (v.data for v in values))),
+                f"{label} reachable from out through out._prev",
+                f"out._prev = {getattr(out, '_prev', 'missing')!r}",
+                "pass the inputs as _children when you make the output Value, e.g. Value(x, (self, other), '+'); "
+                "without them backward() never reaches them",
+            )
+
+
+@pytest.mark.parametrize("x", [-1000.0, 1000.0])
+def test_sigmoid_of_a_large_input_does_not_overflow(x):
+    a = Value(x)
+    try:
+        out = a.sigmoid()
+    except OverflowError as exc:
+        fail(f"sigmoid({x:g})", {"a": x}, 0.0 if x < 0 else 1.0, f"OverflowError: {exc}",
+             "math.exp(-x) overflows for x far below 0: there, compute e**x / (1 + e**x) instead")  # fmt: skip
+    expect_close(out.data, 0.0 if x < 0 else 1.0, what=f"sigmoid({x:g})", inputs={"a": x},
+                 hint="sigmoid saturates: about 0 far below 0, about 1 far above")  # fmt: skip
+    local_backward(out, UPSTREAM)
+    expect_close(a.grad, 0.0, what=f"sigmoid({x:g}): gradient of a", inputs={"a": x, "out.grad": UPSTREAM},
+                 hint="s * (1 - s) is about 0 where sigmoid saturates")  # fmt: skip
 
 
 def test_relu_derivative_at_zero_is_zero():

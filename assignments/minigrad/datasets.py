@@ -19,7 +19,7 @@ def xor() -> Dataset:
 
 
 def four_samples() -> Dataset:
-    """The seeds' worked example: four 3-input samples for `MLP(3, [4, 4, 1])`."""
+    """Four 3-input samples for `MLP(3, [4, 4, 1])`: the worked example of lesson 3."""
     xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
     ys = [1.0, -1.0, -1.0, 1.0]
     return xs, ys

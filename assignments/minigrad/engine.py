@@ -128,6 +128,26 @@ class Value:
         # YOUR CODE HERE
         raise NotImplementedError()
 
+    # The three below are an optional extension: they earn bonus points, and leaving them
+    # unwritten costs nothing.
+
+    def sin(self) -> Value:
+        """sin(x), whose derivative is cos(x). Optional extension (bonus points only)."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def cos(self) -> Value:
+        """cos(x), whose derivative is -sin(x). Optional extension (bonus points only)."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def sqrt(self) -> Value:
+        """Square root, defined for data >= 0: d/dx sqrt(x) = 1 / (2 sqrt(x)), which reuses
+        the output (and is infinite at 0, so a backward pass through sqrt(0) divides by
+        zero). Optional extension (bonus points only)."""
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
     # ---- part 2: backpropagation ------------------------------------------------------
 
     def backward(self) -> None:

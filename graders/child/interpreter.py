@@ -16,7 +16,8 @@ import types
 import order
 
 BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": operator.pow}
-UNARY = {"neg": operator.neg, "exp": "exp", "log": "log", "tanh": "tanh", "relu": "relu", "sigmoid": "sigmoid"}
+UNARY = {"neg": operator.neg, "exp": "exp", "log": "log", "tanh": "tanh", "relu": "relu", "sigmoid": "sigmoid",
+         "sin": "sin", "cos": "cos", "sqrt": "sqrt"}  # fmt: skip
 MAX_NODES = 1_000_000
 
 
@@ -107,6 +108,10 @@ def read(slots, kind, ref):
         return [number(p.grad) for p in obj.parameters()]
     if kind == "param_count":
         return len(obj.parameters())
+    if kind == "points":  # a path of (x, y) pairs
+        if not isinstance(obj, (list, tuple)):
+            return number(obj)
+        return [[number(c) for c in p] if isinstance(p, (list, tuple)) else number(p) for p in obj]
     if kind == "floats":
         return [number(x) if type(x) is float else {"not_a_number": type(x).__name__} for x in obj]
     if kind == "order":
@@ -194,6 +199,11 @@ def step(slots, out, folder, name, *args):
         module("engine").zero_grad(resolve(slots, args[0]))
     elif name == "numerical_grad":
         slots[args[0]] = module("gradcheck").numerical_grad(subprogram(args[1], args[2], folder), args[3], h=args[4])
+    elif name == "descend":  # the function is a subprogram of two Values, as for numerical_grad
+        descend = module("warmup").descend
+        slots[args[0]] = descend(subprogram(args[1], args[2], folder), tuple(args[3]), lr=args[4], steps=args[5])
+    elif name == "count_nodes":
+        slots[args[0]] = module("memory").count_nodes(slots[args[1]])
     elif name == "mlp":
         slots[args[0]] = module("nn").MLP(args[1], args[2], activation=args[3])
     elif name == "set_params":

@@ -36,7 +36,7 @@ def failures(results: dict) -> list[Failure]:
     """Failed tests grouped by message, in the order they ran."""
     groups: dict[str, Failure] = {}
     for test in results["tests"]:
-        if test["status"] == "passed":
+        if test["status"] == "passed" or records.is_bonus(test):  # an optional extension is not a mistake
             continue
         group = groups.setdefault(test["output"], Failure([], 0.0, test["output"]))
         group.names.append(test["name"])
@@ -50,6 +50,8 @@ def markdown(student: str, results: dict) -> str:
         lines += ["", *(f"- {note}" for note in notes)]
     lines += ["", "| part | score |", "|---|---|"]
     lines += [f"| {part} | {number(got)} / {number(most)} |" for part, (got, most) in records.parts(results).items()]
+    if any(records.is_bonus(test) for test in results["tests"]):
+        lines.append(f"| bonus (optional extensions) | {number(records.bonus(results))} |")
     found = failures(results)
     lines += ["", "## What to fix" if found else "Every hidden test passed."]
     for failure in found:
@@ -70,6 +72,8 @@ def page(student: str, results: dict) -> str:
     body.append("<table><tr><th>part</th><th>score</th></tr>")
     for part, (got, most) in records.parts(results).items():
         body.append(f"<tr><td>{e(part)}</td><td>{number(got)} / {number(most)}</td></tr>")
+    if any(records.is_bonus(test) for test in results["tests"]):
+        body.append(f"<tr><td>bonus (optional extensions)</td><td>{number(records.bonus(results))}</td></tr>")
     body.append("</table>")
     found = failures(results)
     body.append("<h2>What to fix</h2>" if found else "<p>Every hidden test passed.</p>")

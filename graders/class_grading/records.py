@@ -57,10 +57,22 @@ def write_grading(folder: Path, grading: dict) -> None:
     write(folder, GRADING, (json.dumps(grading, indent=2, sort_keys=True) + "\n").encode())
 
 
+def is_bonus(test: dict) -> bool:
+    """An optional extension's test: worth 0 in the maximum, its points extra credit."""
+    return "bonus" in test["tags"] and test["max_score"] == 0
+
+
 def parts(results: dict) -> dict[str, tuple[float, float]]:
-    """(points, maximum) per part, in the order the tests ran."""
+    """(points, maximum) per part, in the order the tests ran; bonus tests are left out (see `bonus`)."""
     totals: dict[str, tuple[float, float]] = {}
     for test in results.get("tests", []):
+        if is_bonus(test):
+            continue
         got, most = totals.get(test["tags"][0], (0.0, 0.0))
         totals[test["tags"][0]] = (round(got + test["score"], 6), round(most + test["max_score"], 6))
     return totals
+
+
+def bonus(results: dict) -> float:
+    """The points of the bonus tests passed; results.json's score already counts them."""
+    return round(sum(test["score"] for test in results.get("tests", []) if is_bonus(test)), 6)

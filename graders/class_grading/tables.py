@@ -14,7 +14,7 @@ from pathlib import Path
 
 from graders import writing
 
-from .records import Record
+from .records import Record, bonus
 from .records import parts as part_totals
 
 
@@ -34,19 +34,21 @@ def grades(out: Path, parts: list[str], students: list[str], records: dict[str, 
            failed: dict[str, str]) -> None:  # fmt: skip
     """grades.csv: one row per student who submitted or is on the roster; status says whether
     they were graded, the grader failed, they submitted nothing, or Ctrl-C came first."""
-    header = ["student", "total", "max_score", *parts, "seed", "isolation", "graded_at", "submission", "status"]
+    header = ["student", "total", "max_score", *parts, "bonus", "seed", "isolation", "graded_at", "submission",
+              "status"]  # fmt: skip
     rows = []
     for student in sorted({*students, *missing}):
         record = records.get(student)
         if record is None:
             status = ("error (see errors.csv)" if student in failed else "no submission" if student in missing
                       else "not graded (interrupted: run again with --resume)")  # fmt: skip
-            rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", status])
+            rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", status])
             continue
         results, scores = record.results, part_totals(record.results)
         extra = results.get("extra_data", {})
         rows.append([student, number(results["score"]), number(results["max_score"]),
-                     *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts), extra.get("seed", ""),
+                     *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts), number(bonus(results)),
+                     extra.get("seed", ""),
                      extra.get("isolation", ""), record.grading.get("graded_at", ""),
                      record.grading.get("submission", ""), "graded"])  # fmt: skip
     write_csv(out, "grades.csv", header, rows)
@@ -87,13 +89,15 @@ def item_analysis(out: Path, records: dict[str, Record]) -> list[dict]:
     for results in graded:
         for test in results["tests"]:
             item = items.setdefault(test["name"], {"test": test["name"], "part": test["tags"][0],
-                                                   "points": test["max_score"], "passed": []})  # fmt: skip
+                                                   "points": test["max_score"], "passed": [],
+                                                   "scores": []})  # fmt: skip
             item["passed"].append(test["status"] == "passed")
+            item["scores"].append(test["score"])  # a bonus test's points too, though its max_score is 0
     totals = [results["score"] for results in graded]
     rows = []
     for item in items.values():
         passed = item["passed"]
-        rest = [total - (item["points"] if ok else 0.0) for total, ok in zip(totals, passed)]
+        rest = [total - score for total, score in zip(totals, item["scores"])]
         item["pass_rate"] = sum(passed) / len(passed)
         item["discrimination"] = correlation([float(ok) for ok in passed], rest)
         rows.append(item)

@@ -67,6 +67,8 @@ def summary(results: dict, visibility: str) -> str:
     if not hidden:
         lines.append("No hidden test ran, since there was nothing to grade: fix your upload and submit again.")
         return "\n".join(lines)
+    bonus = [t for t in hidden if "bonus" in t["tags"] and t["max_score"] == 0]
+    hidden = [t for t in hidden if t not in bonus]  # an optional extension adds points, not to the maximum
     total = sum(t["max_score"] for t in hidden)
     lines.append(f"The hidden tests ({total:g} points in all) have run; their results {WHEN[visibility]}.")
     if visibility == "visible":
@@ -75,7 +77,9 @@ def summary(results: dict, visibility: str) -> str:
             got = sum(t["score"] for t in hidden if t["tags"][0] == part)
             most = sum(t["max_score"] for t in hidden if t["tags"][0] == part)
             lines.append(f"| {part} | {got:g} / {most:g} |")
-        lines.append(f"| **total** | **{results['score']:g} / {total:g}** |")
+        lines.append(f"| **total** | **{sum(t['score'] for t in hidden):g} / {total:g}** |")
+        if bonus:
+            lines.append(f"| bonus (optional extensions) | {sum(t['score'] for t in bonus):g} |")
     return "\n".join(lines)
 
 

@@ -41,17 +41,22 @@ def _run_everything(config: pytest.Config) -> dict:
     programs = [p.steps for _, c in all_cases for p in c.programs]
     tests = [f"{test}[{c.id}]" for test, c in all_cases for _ in c.programs]  # a hang skips its own case
     parts = [c.part for _, c in all_cases for _ in c.programs]
+    bonus = [c.bonus for _, c in all_cases for _ in c.programs]
+    # An optional extension's programs get a time budget of their own, so an endless loop in
+    # one can never shorten the time of the part's graded tests.
+    budgets = [f"{part} (bonus)" if extra else part for part, extra in zip(parts, bonus)]
     run = config.stash[context.KEY]
     with ThreadPoolExecutor(max_workers=1) as pool:  # the child and the reference run side by side
-        child = pool.submit(harness.run_child, run.workdir, programs, tests, parts, run.isolation)
-        reference = reference_cache.answers(run.reference_cache, programs, tests, parts)
+        child = pool.submit(harness.run_child, run.workdir, programs, tests, budgets, run.isolation)
+        reference = reference_cache.answers(run.reference_cache, programs, tests, budgets)
         submission = child.result()
     outcomes, position = {}, 0
     for _, c in all_cases:
         n = len(c.programs)
         outcomes[id(c)] = (reference[position : position + n], submission[position : position + n])
         position += n
-    run.notes.extend(notes.collect(zip(parts, submission)))
+    # The notes say what the graded tests need: a missing optional extension needs no note.
+    run.notes.extend(notes.collect((part, got) for part, got, extra in zip(parts, submission, bonus) if not extra))
     return outcomes
 
 
@@ -79,6 +84,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     case = getattr(item, "callspec", None) and item.callspec.params.get("case")
     if case is not None:
         report.user_properties += [("part", case.part), ("points", case.points), ("what", case.what)]
+        report.user_properties.append(("bonus", case.bonus))
         visibility = item.get_closest_marker("visibility")
         report.user_properties.append(("visibility", visibility.args[0] if visibility else "after_due_date"))
         if report.failed and call.excinfo is not None and call.when == "call":

@@ -87,7 +87,7 @@ def worked_example(rng) -> list[Case]:
     p.shown = "(a * b + c) ** 2"
     for name in LEAVES:
         p.read("grad", name, f"gradient of {name}")
-    return [Case("seeds-example", "backward", "the seeds' worked example", ORDER_HINT, [p])]
+    return [Case("lesson-example", "backward", "the worked example of lesson 2", ORDER_HINT, [p])]
 
 
 def deep_chain(rng) -> list[Case]:

@@ -111,7 +111,7 @@ def sgd_cases(rng) -> list[Case]:
 def trajectory_cases(rng) -> list[Case]:
     xs, ys = reference_module("datasets").four_samples()
     # lr 0.01: three linear layers on inputs up to 3 grow without bound at 0.05 for some weights
-    p = Program(shown="train(MLP(3, [4, 4, 1], activation='linear'), the seeds' four samples, mse_loss, "
+    p = Program(shown="train(MLP(3, [4, 4, 1], activation='linear'), four_samples(), mse_loss, "
                       "lr=0.01, steps=10)")  # fmt: skip
     model(p, rng, 3, [4, 4, 1])
     p.add("train", "h", "m", xs, ys, "mse_loss", 0.01, 10)
@@ -170,4 +170,69 @@ def test_training_trajectory(case, grade):
 
 @cases(milestone_cases)
 def test_two_moons_milestone(case, grade):
+    grade(case)
+
+
+def descend_cases(rng) -> list[Case]:
+    """An optional extension, worth a bonus point: `descend` on a random tilted bowl,
+    a*(x - c)**2 + b*(y - d)**2 + e*x*y. The cross term makes each slope depend on both
+    numbers, so a walk that mixes up x and y shows; lr 0.1 keeps every such bowl stable."""
+    a, b = round(rng.uniform(0.5, 2), 3), round(rng.uniform(0.5, 2), 3)
+    c, d, e = round(rng.uniform(-3, 3), 3), round(rng.uniform(-3, 3), 3), round(rng.uniform(-0.5, 0.5), 3)
+    start, lr, steps = [round(rng.uniform(-2, 2), 3), round(rng.uniform(-2, 2), 3)], 0.1, 6
+    f = Program()  # a function of the Values x and y, run by the submission's descend
+    bowl_x = f.apply("*", a, f.apply("**", f.apply("-", "x", c), 2))
+    bowl_y = f.apply("*", b, f.apply("**", f.apply("-", "y", d), 2))
+    f.apply("+", f.apply("+", bowl_x, bowl_y), f.apply("*", e, f.apply("*", "x", "y")))
+    shown = f"f(x, y) = {a}*(x {signed(-c)})**2 + {b}*(y {signed(-d)})**2 {signed(e)}*x*y"
+    p = Program(inputs={"start": start, "lr": lr, "steps": steps}, shown=f"descend(f, start, lr, steps) for {shown}")
+    p.add("descend", "path", f.steps, ["x", "y"], start, lr, steps)
+    p.read("points", "path", "every point visited, the start first")
+    hint = ("each step: new Values at the current point, f(x, y).backward(), then x -= lr * x.grad and "
+            "y -= lr * y.grad; return steps + 1 (x, y) pairs, the start first")  # fmt: skip
+    return [Case("descend", "mlp", "descend (bonus)", hint, [p], bonus=True)]
+
+
+def signed(x: float) -> str:
+    """`+ 2.5` or `- 2.5`, so a formula never reads `x - -2.5`."""
+    return f"{'-' if x < 0 else '+'} {abs(x)}"
+
+
+def count_nodes_cases(rng) -> list[Case]:
+    """An optional extension, worth a bonus point: `count_nodes` on a random graph with reused
+    nodes and nodes beside it that do not feed its root, then on a chain deeper than the
+    child's recursion limit. Built from + and * of two Values and `x ** 1` only, each of
+    which makes exactly one node in any engine (a number operand may or may not get a node
+    of its own, so the count would depend on the engine)."""
+    p = Program()
+    pool = [p.value(round(rng.uniform(-1, 1), 3), name) for name in "abc"]
+    stray = p.value(0.5, "d")
+    lines = []
+    for _ in range(12):
+        op, other = rng.choice(["+", "*"]), rng.choice(pool)
+        pool.append(p.apply(op, pool[-1], other))
+        lines.append(f"{pool[-1]} = {pool[-2]} {op} {other}")
+    for _ in range(3):  # made from the graph, but they do not feed the root
+        other = rng.choice(pool)
+        lines.append(f"{p.apply('*', other, stray)} = {other} * d")
+    p.add("count_nodes", "count", pool[-1])
+    p.shown = f"{'; '.join(lines)}; count_nodes({pool[-1]})"
+    p.read("answer", "count", f"the number of nodes under {pool[-1]}")
+    deep = Program(shown="y = x ** 1, then y = y ** 1 again and again, 20,000 powers deep; count_nodes(y)")
+    deep.value(1.5, "x")
+    deep.add("chain", "y", "x", "**", 1, 20_000)
+    deep.add("count_nodes", "count", "y")
+    deep.read("answer", "count", "the number of nodes under y")
+    hint = ("keep a set of the nodes seen, so a reused node counts once and nodes that do not feed the root "
+            "never do; walk with a loop and an explicit stack, not recursion")  # fmt: skip
+    return [Case("count-nodes", "mlp", "count_nodes (bonus)", hint, [p, deep], bonus=True)]
+
+
+@cases(descend_cases)
+def test_descend(case, grade):
+    grade(case)
+
+
+@cases(count_nodes_cases)
+def test_count_nodes(case, grade):
     grade(case)

@@ -20,7 +20,8 @@ HINTS = {
     "log": "d(ln x)/dx = 1/x, times out.grad",
     "tanh": "d(tanh x)/dx = 1 - tanh(x)**2, times out.grad",
     "relu": "relu passes out.grad through where x > 0 and nothing elsewhere (0 at x = 0)",
-    "sigmoid": "d(sigmoid x)/dx = s * (1 - s), times out.grad",
+    "sigmoid": "d(sigmoid x)/dx = s * (1 - s), times out.grad; for x < 0 compute e**x / (1 + e**x), "
+    "which cannot overflow",
     "neg": "-a is a * -1",
 }
 
@@ -83,7 +84,27 @@ def unary_program(rng, op: str) -> Program:
 
 
 def unary_cases(rng) -> list[Case]:
-    return [Case(op, "value", p_what(op), HINTS[op], [unary_program(rng, op) for _ in range(3)]) for op in UNARY]
+    return [
+        Case(op, "value", p_what(op), HINTS[op], [unary_program(rng, op) for _ in range(3)] + EXTREMES.get(op, []))
+        for op in UNARY
+    ]
+
+
+def saturated_sigmoid(x: float) -> Program:
+    """sigmoid far from 0, where the textbook 1 / (1 + e**-x) overflows for x < 0 (lesson 1)."""
+    p = Program(inputs={"out.grad": 1.0})
+    a = p.value(x, "a")
+    out = p.apply("sigmoid", a)
+    p.shown = "a.sigmoid()  (far from 0: e**-a overflows for the textbook formula when a < 0)"
+    p.add("set_grad", out, 1.0)
+    p.add("local_backward", out)
+    p.read("data", out, "forward value")
+    p.read("grad", "a", "gradient of a")
+    return p
+
+
+# Fixed inputs a random draw would never reach, added after the random programs.
+EXTREMES = {"sigmoid": [saturated_sigmoid(-1000.0), saturated_sigmoid(1000.0)]}
 
 
 def p_what(op: str) -> str:
@@ -204,4 +225,32 @@ def test_bad_input_raises(case, grade):
 
 @cases(relu_at_zero)
 def test_relu_derivative_at_zero(case, grade):
+    grade(case)
+
+
+EXTENSIONS = {
+    "sin": "d(sin x)/dx = cos x, times out.grad",
+    "cos": "d(cos x)/dx = -sin x, times out.grad",
+    "sqrt": "d(sqrt x)/dx = 1 / (2 * sqrt x), times out.grad; a negative input raises ValueError",
+}
+
+
+def extension_cases(rng) -> list[Case]:
+    """sin, cos and sqrt: an optional extension, worth bonus points only. sqrt is taken at
+    0.2 or more (its slope is infinite at 0); its last program asks for the error a negative
+    input must raise, last so that an engine without sqrt hears that it is not attempted."""
+    made = []
+    for op, hint in EXTENSIONS.items():
+        programs = [one_input_program(rng, op, low=0.2 if op == "sqrt" else -2.5) for _ in range(3)]
+        if op == "sqrt":
+            p = Program(shown="a.sqrt() at a = -4.0")
+            p.add("error", "sqrt", p.value(-4.0, "a"))
+            p.labels.append("the error raised (expected ValueError)")
+            programs.append(p)
+        made.append(Case(op, "value", f"{p_what(op)} (bonus)", hint, programs, bonus=True))
+    return made
+
+
+@cases(extension_cases)
+def test_extension_operator(case, grade):
     grade(case)

@@ -164,7 +164,7 @@ def test_train_returns_each_steps_loss_and_the_loss_falls():
     if not isinstance(history, list) or len(history) != 20 or not all(type(h) is float for h in history):
         fail(
             "train(..., steps=20)",
-            {"data": "the seeds' four samples"},
+            {"data": "four_samples()"},
             "a list of 20 floats",
             history,
             "append float(loss.data) once per step",
@@ -178,7 +178,7 @@ def test_train_returns_each_steps_loss_and_the_loss_falls():
     )
     if not history[-1] < history[0] / 2:
         fail(
-            "train on the seeds' four samples, 20 steps, lr 0.05",
+            "train on four_samples(), 20 steps, lr 0.05",
             {},
             "the loss at least halves",
             history,
@@ -186,15 +186,52 @@ def test_train_returns_each_steps_loss_and_the_loss_falls():
         )
 
 
+def test_train_zeroes_the_gradients_every_step():
+    """With lr = 0 every step sees the same loss, so after 3 steps each gradient must be one
+    step's gradient, not three steps' gradients added up."""
+    xs, ys = four_samples()
+    trained, fresh = MLP(3, [4, 1]), MLP(3, [4, 1])
+    seeded_weights(trained, seed=2)
+    seeded_weights(fresh, seed=2)
+    train(trained, xs, ys, loss_fn=mse_loss, lr=0.0, steps=3)
+    mse_loss([fresh(x) for x in xs], ys).backward()
+    for i, (got, want) in enumerate(zip(trained.parameters(), fresh.parameters())):
+        expect_close(
+            got.grad,
+            want.grad,
+            what=f"train(..., lr=0.0, steps=3): gradient of parameter {i} after training",
+            inputs={"data": "four_samples()", "model": "MLP(3, [4, 1]), seeded weights"},
+            hint="zero the gradients before every backward(): otherwise each step adds its gradient to the last",
+        )
+
+
+def draw_milestone(model, xs, ys, history, folder) -> str:
+    """Draw the milestone's pictures; where they are, or why there are none."""
+    try:
+        from minigrad.plots import decision_boundary, loss_curve
+    except ImportError as exc:
+        return f"no pictures: {exc} (the pictures need matplotlib: `pip install matplotlib`)"
+    try:
+        drawn = [
+            loss_curve(history, folder / "two-moons-loss.png", "two moons: loss of each step"),
+            decision_boundary(model, xs, ys, folder / "two-moons-boundary.png", "two moons: what the model learned"),
+        ]
+    except Exception as exc:  # noqa: BLE001 - a model that cannot be drawn is for the check below to explain
+        return f"no pictures: drawing failed ({type(exc).__name__}: {exc})"
+    return ", ".join(map(str, drawn))
+
+
 MILESTONE = {"samples": 24, "hidden": 8, "steps": 40, "lr": 0.3, "accuracy": 0.9}
 
 
-def test_milestone_two_moons_is_learned():
-    """Two moons cannot be split by a line: this passes only when everything works together."""
+def test_milestone_two_moons_is_learned(pictures, record_property):
+    """Two moons cannot be split by a line: this passes only when everything works together.
+    Its pictures (the loss of each step, the boundary learned) are drawn either way."""
     xs, ys = two_moons(MILESTONE["samples"], noise=0.1, seed=0)
     model = MLP(2, [MILESTONE["hidden"], 1])
     seeded_weights(model, seed=0)
     history = train(model, xs, ys, loss_fn=hinge_loss, lr=MILESTONE["lr"], steps=MILESTONE["steps"])
+    record_property("pictures", draw_milestone(model, xs, ys, history, pictures))
     correct = sum((model(x).data > 0) == (y > 0) for x, y in zip(xs, ys))
     accuracy = correct / len(xs)
     if accuracy < MILESTONE["accuracy"]:

@@ -232,6 +232,49 @@ class Value:
         return out
         ### END SOLUTION
 
+    # The three below are an optional extension: they earn bonus points, and leaving them
+    # unwritten costs nothing.
+
+    def sin(self) -> Value:
+        """sin(x), whose derivative is cos(x). Optional extension (bonus points only)."""
+        ### BEGIN SOLUTION
+        out = Value(math.sin(self.data), (self,), "sin")
+
+        def _backward():
+            self.grad += math.cos(self.data) * out.grad
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def cos(self) -> Value:
+        """cos(x), whose derivative is -sin(x). Optional extension (bonus points only)."""
+        ### BEGIN SOLUTION
+        out = Value(math.cos(self.data), (self,), "cos")
+
+        def _backward():
+            self.grad += -math.sin(self.data) * out.grad
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def sqrt(self) -> Value:
+        """Square root, defined for data >= 0: d/dx sqrt(x) = 1 / (2 sqrt(x)), which reuses
+        the output (and is infinite at 0, so a backward pass through sqrt(0) divides by
+        zero). Optional extension (bonus points only)."""
+        ### BEGIN SOLUTION
+        if self.data < 0:
+            raise ValueError(f"sqrt({self.data}): sqrt is only defined for numbers >= 0")
+        out = Value(math.sqrt(self.data), (self,), "sqrt")
+
+        def _backward():
+            self.grad += out.grad / (2 * out.data)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
     # ---- part 2: backpropagation ------------------------------------------------------
 
     def backward(self) -> None:

@@ -1,0 +1,53 @@
+"""The course's parts, in the order students take them: what `make check PART=...` accepts,
+which files each part's checks load, and where its lesson is.
+
+A part is named by its name (`value`), its number (`1`) or either with `part` in front
+(`part1`, `part 1`), in any case. `extensions` are optional exercises worth bonus points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str  # also the pytest marker of its checks
+    number: int | None  # None: not a numbered part of the course
+    title: str
+    lesson: str
+    modules: tuple[str, ...]  # the student's modules its checks import, each needing the ones before
+    checks: str  # the file of public checks
+
+    @property
+    def label(self) -> str:
+        return f"part {self.number}, {self.title}" if self.number not in (None, 0) else self.title
+
+
+PARTS = (
+    Part("value", 1, "the Value operators", "lessons/01-value.md", ("engine",), "test_value.py"),
+    Part("backward", 2, "backpropagation", "lessons/02-backward.md", ("engine", "gradcheck"), "test_backward.py"),
+    Part("mlp", 3, "networks and training", "lessons/03-mlp.md", ("engine", "nn"), "test_mlp.py"),
+    Part("checkpoint", 0, "the checkpoint quiz", "lessons/checkpoint.md", ("checkpoint",), "test_checkpoint.py"),
+)
+# Optional, for bonus points only: checked when asked for (`make check PART=extensions`).
+EXTENSIONS = Part(
+    "extensions", None, "the optional extensions (bonus points)", "lessons/01-value.md and lessons/03-mlp.md",
+    ("engine", "warmup", "memory"), "test_extensions.py",
+)  # fmt: skip
+
+
+def find(text: str) -> Part | None:
+    """The part `text` names, or None."""
+    wanted = text.strip().lower().removeprefix("part").strip()
+    return next((p for p in (*PARTS, EXTENSIONS) if wanted in (p.name, str(p.number))), None)
+
+
+def following(part: Part) -> Part | None:
+    """The part that comes after `part` in the course, if any (the extensions are extra)."""
+    index = PARTS.index(part) if part in PARTS else len(PARTS)
+    return PARTS[index + 1] if index + 1 < len(PARTS) else None
+
+
+def choices() -> str:
+    return ", ".join([*(f"{p.name} ({p.number})" for p in PARTS), EXTENSIONS.name])

@@ -1,0 +1,203 @@
+"""`make check` as a student meets it when the code does not load, does not finish, or is
+asked for a part that does not exist: each gets a short message and the rest still runs.
+
+Every submission is the reference copied into a temp folder and broken there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from course.release import ROOT
+from course.submissions import materialize
+
+CHECKS = ROOT / "assignments" / "checks"
+SPECS = ROOT / "tests" / "submissions"
+
+
+def submission(tmp_path: Path, file: str = "", old: str = "", new: str = "") -> Path:
+    """The reference's minigrad/ in `tmp_path`, with `old` replaced by `new` in `file`."""
+    shutil.copytree(
+        ROOT / "reference" / "minigrad", tmp_path / "minigrad", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    if file:
+        path = tmp_path / "minigrad" / file
+        assert old in path.read_text()
+        path.write_text(path.read_text().replace(old, new, 1))
+    return tmp_path
+
+
+def check(folder: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """The public checks as `make check` runs them."""
+    command = [sys.executable, "-m", "pytest", str(CHECKS), "--submission", str(folder),
+               "--pictures", str(folder / "pictures"), "-q", "--tb=no", "-rN", "--no-header", "-p", "no:cacheprovider",
+               *args]  # fmt: skip
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+
+
+def table(out: str) -> dict[str, str]:
+    """The per-part table: part -> the rest of its line."""
+    rows = re.findall(r"^(value|backward|mlp|checkpoint|extensions) +(.*)$", out, re.MULTILINE)
+    return {part: rest.strip() for part, rest in rows}
+
+
+def test_a_syntax_error_names_file_and_line_and_the_quiz_still_runs(tmp_path: Path) -> None:
+    folder = submission(tmp_path, "engine.py", "    def __mul__(self, other", "    def __mul__(self other")
+    run = check(folder)
+    assert run.returncode == 1
+    assert table(run.stdout) == {
+        "value": "-   could not load (below)",
+        "backward": "-   could not load (below)",
+        "mlp": "-   could not load (below)",
+        "checkpoint": "9 / 9   all pass",
+    }
+    line = 1 + (folder / "minigrad" / "engine.py").read_text().splitlines().index(
+        next(x for x in (folder / "minigrad" / "engine.py").read_text().splitlines() if "def __mul__(self other" in x)
+    )
+    assert (
+        f"--- value, backward, mlp: could not load the code ---\n    minigrad/engine.py, line {line}: SyntaxError:"
+        in (run.stdout)
+    )
+    assert "hint: Python could not read this file: fix that line (or the one just above it)" in run.stdout
+    assert "Traceback" not in run.stdout and "INTERNALERROR" not in run.stdout + run.stderr
+
+
+def test_a_missing_module_stops_only_its_part(tmp_path: Path) -> None:
+    folder = submission(tmp_path)
+    (folder / "minigrad" / "nn.py").unlink()
+    run = check(folder)
+    assert run.returncode == 1
+    rows = table(run.stdout)
+    assert rows["mlp"] == "-   could not load (below)"
+    assert all(rows[part].endswith("all pass") for part in ("value", "backward", "checkpoint")), rows
+    assert "    minigrad/nn.py is missing\n    hint: the assignment comes with it; restore it" in run.stdout
+
+
+def test_an_exception_at_import_names_file_and_line(tmp_path: Path) -> None:
+    folder = submission(tmp_path, "nn.py", "\nACTIVATIONS", "\nprint(undefined_name)\nACTIVATIONS")
+    run = check(folder)
+    line = (folder / "minigrad" / "nn.py").read_text().splitlines().index("print(undefined_name)") + 1
+    assert f"    minigrad/nn.py, line {line}: NameError: name 'undefined_name' is not defined\n" in run.stdout
+    assert "hint: this runs when the file is imported, before any check: look at code outside functions" in run.stdout
+    assert table(run.stdout)["value"].endswith("all pass")
+
+
+def test_an_endless_loop_costs_only_the_checks_that_reach_it(tmp_path: Path) -> None:
+    folder = submission(tmp_path, "engine.py", "        return self * -1\n", "        while True:\n            pass\n")
+    start = time.monotonic()
+    run = check(folder, "--part", "value", "--all-failures")
+    took = time.monotonic() - start
+    lines = (folder / "minigrad" / "engine.py").read_text().splitlines()
+    loop = lines.index("        while True:") + 1
+    failing = [line for line in run.stdout.splitlines() if line.startswith("    took too long")]
+    assert failing[0] in [f"    took too long (over 10 s): look for an endless loop in `Value.__neg__` "
+                          f"(minigrad/engine.py:{n})" for n in (loop, loop + 1)]  # fmt: skip
+    assert all("`Value.__neg__`" in line and "(over 2 s)" in line for line in failing[1:]), failing
+    failed = int(re.search(r"(\d+) failed", run.stdout).group(1))
+    assert failed == len(failing) > 1
+    assert took < 10 + 2 * (failed - 1) + 20  # each check after the first stops after 2 s
+    passed, total = map(int, re.match(r"(\d+) / (\d+)", table(run.stdout)["value"]).groups())
+    assert passed == total - failed
+
+
+def test_ctrl_c_says_the_table_is_incomplete(tmp_path: Path) -> None:
+    folder = submission(tmp_path, "engine.py", "        return self * -1\n", "        while True:\n            pass\n")
+    command = [sys.executable, "-m", "pytest", str(CHECKS), "--submission", str(folder), "-q", "--tb=no", "-rN",
+               "--no-header", "-p", "no:cacheprovider"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    time.sleep(4)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    rows = table(out)
+    assert "Interrupted before every check ran: the table covers only the checks that did." in out
+    assert all(row.endswith("not run") or "stopped after" in row for row in rows.values()), rows
+    assert any("stopped after" in row for row in rows.values()), rows
+
+
+@pytest.mark.parametrize("part", ["nonsense", "5", "valu"])
+def test_an_unknown_part_lists_the_parts(part: str, tmp_path: Path) -> None:
+    run = check(ROOT / "reference", "--part", part)
+    assert run.returncode == 4
+    assert (
+        f"there is no part {part!r}; the parts are: value (1), backward (2), mlp (3), checkpoint (0), extensions"
+        in (run.stderr)
+    )
+
+
+@pytest.mark.parametrize(("part", "after"), [("1", "part 2, backpropagation"), ("Value", "part 2, backpropagation"),
+                                             ("part 3", "the checkpoint quiz")])  # fmt: skip
+def test_a_passing_part_names_the_next_one(part: str, after: str, tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "reference" / "minigrad", tmp_path / "minigrad")
+    run = check(tmp_path, "--part", part)
+    assert run.returncode == 0
+    assert len(table(run.stdout)) == 1
+    assert f"passes every public check. Next: {after}:" in run.stdout
+
+
+def test_verbose_shows_every_failure(tmp_path: Path) -> None:
+    folder = submission(tmp_path, "engine.py", "Value(self.data + other.data,", "Value(self.data - other.data,")
+    short, verbose = check(folder, "--part", "value"), check(folder, "--part", "value", "--all-failures")
+    count = int(re.search(r"(\d+) failed", short.stdout).group(1))
+    assert count > 3
+    assert short.stdout.count("\n* test_") == 3 and "`make check VERBOSE=1` shows every failure." in short.stdout
+    assert verbose.stdout.count("\n* test_") == count
+
+
+@pytest.mark.parametrize(("spec", "failing"), [
+    ("bug-naive-sigmoid", "test_sigmoid_of_a_large_input_does_not_overflow[-1000.0]"),
+    ("bug-train-never-zeroes", "test_train_zeroes_the_gradients_every_step"),
+])  # fmt: skip
+def test_bugs_the_lessons_warn_about_fail_a_public_check(spec: str, failing: str, tmp_path: Path) -> None:
+    folder = materialize(SPECS / f"{spec}.json", tmp_path / "sub")
+    run = check(folder, "--all-failures")
+    assert f"* {failing}" in run.stdout
+    assert run.returncode == 1
+
+
+def test_forgotten_children_are_caught_for_every_operator(tmp_path: Path) -> None:
+    folder = submission(tmp_path, "engine.py", 'Value(self.data + other.data, (self, other), "+")',
+                        'Value(self.data + other.data, (), "+")')  # fmt: skip
+    run = check(folder, "--part", "value", "--all-failures")
+    assert "* test_result_remembers_its_inputs[a + b]" in run.stdout
+    assert "hint:     pass the inputs as _children when you make the output Value" in run.stdout
+
+
+def test_a_plain_number_operand_gets_the_wrap_hint(tmp_path: Path) -> None:
+    unwrapped = (
+        "        other = _as_value(other)\n        if other is NotImplemented:\n            return NotImplemented\n"
+    )
+    folder = submission(tmp_path, "engine.py", unwrapped, "")
+    run = check(folder, "--part", "value", "--all-failures")
+    assert "AttributeError: 'float' object has no attribute 'data'" in run.stdout
+    assert "hint: a plain number reached code that expects a Value: wrap it first" in run.stdout
+
+
+def test_the_milestone_draws_its_pictures(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "reference" / "minigrad", tmp_path / "minigrad")
+    run = check(tmp_path, "--part", "mlp")
+    loss, boundary = tmp_path / "pictures" / "two-moons-loss.png", tmp_path / "pictures" / "two-moons-boundary.png"
+    assert f"Pictures of the two-moons milestone: {loss}, {boundary}" in run.stdout
+    assert loss.read_bytes()[:8] == boundary.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+STUDENT_TEXT = [ROOT / "assignments", ROOT / "graders" / "suites", ROOT / "course" / "student_repo"]
+
+
+def test_no_student_text_calls_the_course_material_seeds() -> None:
+    """'seed' means a random seed or the gradient seed (grad = 1.0), never where the course came from."""
+    found = [f"{path}: {line.strip()}" for folder in STUDENT_TEXT for path in folder.rglob("*") if path.is_file()
+             and path.suffix in (".py", ".md", "") for line in path.read_text(errors="replace").splitlines()
+             if re.search(r"\bthe seeds?'|\bseeds'|\bseed material|\bthe seeds\b", line, re.IGNORECASE)]  # fmt: skip
+    assert found == []
