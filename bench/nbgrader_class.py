@@ -7,7 +7,9 @@ locked, that runs that part's public checks (`assignments/checks/test_<part>.py`
 kernel and scores the number that pass (nbgrader's partial credit: a test cell whose result
 is a number gets that many points). The real `nbgrader autograde` then grades the class in a
 course directory of its own, with each cell limited to 10 s, the kit's time budget for a
-part (`Execute.timeout`; nbgrader interrupts the kernel and gives the cell 0).
+part (`Execute.timeout`; nbgrader interrupts the kernel and gives the cell 0). The milestone
+draws no pictures there (`--pictures ''`): the kit's hidden grader draws none either, so
+drawing would only slow nbgrader's side of the comparison.
 
     python bench/nbgrader_class.py --students 10     # alone: a mix of real submissions
     seconds_per_submission(folders)                   # from bench/class_speed.py
@@ -59,7 +61,7 @@ class Passed:
 
 def public_checks_passed(part):
     passed = Passed()
-    pytest.main([{str(CHECKS)!r} + f"/test_{{part}}.py", "--submission", ".", "-q", "--tb=no",
+    pytest.main([{str(CHECKS)!r} + f"/test_{{part}}.py", "--submission", ".", "--pictures", "", "-q", "--tb=no",
                  "-p", "no:cacheprovider"], plugins=[passed])
     return passed.count
 """

@@ -45,7 +45,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addoption("--part", default="", help=f"check one part: {choices()}")
     parser.addoption("--all-failures", action="store_true", help="show every failure, not the first few")
-    parser.addoption("--pictures", default="pictures", help="where the milestone writes its pictures")
+    parser.addoption("--pictures", default="pictures", help="where the milestone draws its pictures ('': none)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -128,9 +128,11 @@ def _part_of(item: pytest.Item) -> str:
 
 
 @pytest.fixture
-def pictures(request: pytest.FixtureRequest) -> Path:
-    """The folder the milestone draws into (created on demand)."""
-    folder = Path(request.config.getoption("--pictures"))
+def pictures(request: pytest.FixtureRequest) -> Path | None:
+    """The folder the milestone draws into (created on demand), or None: no pictures."""
+    if not (chosen := request.config.getoption("--pictures")):
+        return None
+    folder = Path(chosen)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

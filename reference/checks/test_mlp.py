@@ -207,6 +207,8 @@ def test_train_zeroes_the_gradients_every_step():
 
 def draw_milestone(model, xs, ys, history, folder) -> str:
     """Draw the milestone's pictures; where they are, or why there are none."""
+    if folder is None:
+        return ""
     try:
         from minigrad.plots import decision_boundary, loss_curve
     except ImportError as exc:
