@@ -282,3 +282,12 @@ def test_the_local_pool_never_imports_dask(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
                          env={k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"})  # fmt: skip
     assert run.stdout.strip().splitlines()[-1] == "0 False False", run.stderr[-2000:]
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "2s")
+    with pytest.raises(SystemExit, match=f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 2s"):
+        cluster.connect(f"tcp://127.0.0.1:{port}", None, None, None)

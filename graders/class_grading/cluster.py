@@ -32,7 +32,10 @@ CONNECT_TIMEOUT = "30s"
 
 def connect(address: str, ca_file: str | None, cert: str | None, key: str | None) -> tuple[Executor, int]:
     """An executor on the cluster at `address`, and how many gradings it runs at once."""
-    client = Client(address, security=security(address, ca_file, cert, key), timeout=CONNECT_TIMEOUT)
+    try:
+        client = Client(address, security=security(address, ca_file, cert, key), timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as exc:
+        raise SystemExit(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT}: {exc}") from None
     return ClusterExecutor(client), max(1, sum(client.nthreads().values()))
 
 
