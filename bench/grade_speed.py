@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 from course.submissions import ROOT, materialize
+from graders.parts import COURSE
 
 SUBMISSIONS = {"correct": "correct.json", "broken (syntax error)": "broken-syntax-error.json"}
-PARTS = ["value", "backward", "mlp", "checkpoint", "value,backward,mlp,checkpoint"]
+PARTS = [*(part.name for part in COURSE), ",".join(part.name for part in COURSE)]  # each alone, then all
 TARGET_SECONDS = 3.0
 
 

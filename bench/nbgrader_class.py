@@ -34,9 +34,9 @@ from nbgrader.api import Gradebook
 from course.submissions import ROOT, materialize
 from graders.class_grading.gradebook import with_scripts_on_path
 from graders.intake import copy_package
+from graders.parts import PARTS
 
 ASSIGNMENT = "minigrad"
-PARTS = ["checkpoint", "value", "backward", "mlp"]
 CHECKS = ROOT / "assignments" / "checks"
 CELL_SECONDS = 10
 MIX = ["correct", "bug-add-overwrites-grad", "bug-tanh-derivative", "broken-syntax-error", "bug-mse-sums",

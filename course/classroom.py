@@ -16,14 +16,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from graders.parts import COURSE
+
 from .release import ROOT, build
 from .requirements import requirements
 
 TEMPLATES = Path(__file__).resolve().parent / "student_repo"
 WORKFLOW = Path(".github/workflows/classroom.yml")
-# The parts in the order students do them, with their hidden-test points. Repoint at the parts
-# registry (reference/checks/parts.py) once it exists: [(p.name, p.points) for p in PARTS ...].
-HIDDEN_POINTS = [("value", 28), ("backward", 22), ("mlp", 27.5), ("checkpoint", 9)]
+# The parts in the order students do them, with their hidden-test points (the parts' registry).
+HIDDEN_POINTS = [(part.name, part.points) for part in COURSE]
 
 
 def classroom_points(parts: list[tuple[str, float]]) -> dict[str, int]:

@@ -29,12 +29,10 @@ from pathlib import Path
 import pytest
 
 from . import context, course_seed, harness, identity, imports, sandbox, selftest, writing
+from .parts import PARTS
 from .results import Record, gradescope, summary
 
 SUITES = Path(__file__).resolve().parent / "suites"
-# In the order they run: the quiz first, since its few programs cannot spend the time budget
-# that a submission sleeping in every operator would otherwise leave it none of.
-PARTS = ("checkpoint", "value", "backward", "mlp")
 GRADESCOPE_RESULTS = Path("/autograder/results")
 MESSAGE_LIMIT = 4000  # characters of one test's message
 VISIBILITIES = ("after_due_date", "after_published", "visible", "hidden")  # Gradescope's words

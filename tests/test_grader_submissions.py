@@ -21,6 +21,7 @@ import pytest
 
 from course.submissions import expected_scores, load, materialize
 from graders import course_seed, sandbox
+from graders.parts import POINTS
 
 from grading import ROOT, STRONG, bonus_score, grade, leftover_processes, needs_isolation, part_scores
 
@@ -131,6 +132,17 @@ def test_results_json_has_every_gradescope_field(tmp_path: Path) -> None:
         assert test["number"] == str(number) and test["visibility"] == "after_due_date"
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["summary"]["failed"] == len(results["tests"])
+
+
+def test_each_part_is_worth_what_the_registry_says(tmp_path: Path) -> None:
+    """The parts' registry (what the Classroom package and the README state) and the hidden
+    suites (where each test declares its points) agree, part by part."""
+    submission = materialize(ROOT / "tests" / "submissions" / "untouched-release.json", tmp_path / "submission")
+    _, results = grade(submission, tmp_path / "out")
+    most: dict[str, float] = {}
+    for test in results["tests"]:
+        most[test["tags"][0]] = most.get(test["tags"][0], 0.0) + test["max_score"]
+    assert most == POINTS and results["max_score"] == sum(POINTS.values())
 
 
 def test_official_refuses_the_local_level(tmp_path: Path) -> None:

@@ -1,5 +1,7 @@
 """The course's parts, in the order students take them: what `make check PART=...` accepts,
-which files each part's checks load, and where its lesson is.
+which files each part's checks load, where its lesson is and what its hidden tests are worth.
+Every tool reads this one list: the public checks, the hidden grader (whose suite for a part
+is `graders/suites/test_<name>.py`), the Classroom package, the benches and the tests.
 
 A part is named by its name (`value`), its number (`1`) or either with `part` in front
 (`part1`, `part 1`), in any case. `extensions` are optional exercises worth bonus points.
@@ -18,6 +20,7 @@ class Part:
     lesson: str
     modules: tuple[str, ...]  # the student's modules its checks import, each needing the ones before
     checks: str  # the file of public checks
+    points: float  # what its hidden tests are worth (the extensions: 0, their points are bonus)
 
     @property
     def label(self) -> str:
@@ -25,15 +28,15 @@ class Part:
 
 
 PARTS = (
-    Part("value", 1, "the Value operators", "lessons/01-value.md", ("engine",), "test_value.py"),
-    Part("backward", 2, "backpropagation", "lessons/02-backward.md", ("engine", "gradcheck"), "test_backward.py"),
-    Part("mlp", 3, "networks and training", "lessons/03-mlp.md", ("engine", "nn"), "test_mlp.py"),
-    Part("checkpoint", 0, "the checkpoint quiz", "lessons/checkpoint.md", ("checkpoint",), "test_checkpoint.py"),
+    Part("value", 1, "the Value operators", "lessons/01-value.md", ("engine",), "test_value.py", 28),
+    Part("backward", 2, "backpropagation", "lessons/02-backward.md", ("engine", "gradcheck"), "test_backward.py", 22),
+    Part("mlp", 3, "networks and training", "lessons/03-mlp.md", ("engine", "nn"), "test_mlp.py", 27.5),
+    Part("checkpoint", 0, "the checkpoint quiz", "lessons/checkpoint.md", ("checkpoint",), "test_checkpoint.py", 9),
 )
 # Optional, for bonus points only: checked when asked for (`make check PART=extensions`).
 EXTENSIONS = Part(
     "extensions", None, "the optional extensions (bonus points)", "lessons/01-value.md and lessons/03-mlp.md",
-    ("engine", "warmup", "memory"), "test_extensions.py",
+    ("engine", "warmup", "memory"), "test_extensions.py", 0,
 )  # fmt: skip
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from graders import course_seed, sandbox, writing
-from graders.cli import PARTS
+from graders.parts import PARTS
 
 from . import feedback, gradebook, grading, kit_version, layouts, packing, records, report, roster, tables
 from .records import Record

@@ -31,9 +31,10 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 def kit_files() -> list[Path]:
-    """The grader's and the reference's files, relative to the repository, caches left out."""
+    """The grader's and the reference's files and the parts' registry, relative to the repository,
+    caches left out."""
     grader = [p for p in (ROOT / "graders").rglob("*") if p.suffix == ".py" or p.name == "pytest.ini"]
-    reference = list((ROOT / "reference" / "minigrad").glob("*.py"))
+    reference = [*(ROOT / "reference" / "minigrad").glob("*.py"), ROOT / "reference" / "checks" / "parts.py"]
     return sorted(p.relative_to(ROOT) for p in grader + reference if "__pycache__" not in p.parts)
 
 
