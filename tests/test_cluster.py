@@ -96,14 +96,14 @@ def dask_cluster(request: pytest.FixtureRequest, tmp_path: Path, certificates: d
     try:
         _wait_for_workers(address, certificates, 2)
         yield Cluster(address, workers, folders)
-    finally:
-        for process in started:
+    finally:  # workers first, while the scheduler still answers their goodbye
+        for process in reversed(started):
             process.terminate()
-        for process in started:
             try:
-                process.wait(timeout=30)
+                process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
 
 
 def _wait_for_workers(address: str, certificates: dict[str, str], count: int) -> None:
