@@ -201,3 +201,10 @@ def test_no_student_text_calls_the_course_material_seeds() -> None:
              and path.suffix in (".py", ".md", "") for line in path.read_text(errors="replace").splitlines()
              if re.search(r"\bthe seeds?'|\bseeds'|\bseed material|\bthe seeds\b", line, re.IGNORECASE)]  # fmt: skip
     assert found == []
+
+
+def test_untouched_extensions_are_called_optional(tmp_path: Path) -> None:
+    run = check(ROOT / "assignments", "--part", "extensions")
+    assert "not attempted yet: `Value.sin`" in run.stdout
+    assert "The extensions are optional: each one that passes its hidden tests adds bonus points." in run.stdout
+    assert "Nothing passes yet" not in run.stdout

@@ -280,7 +280,9 @@ def closing(chosen: list[Part], results: dict, unloaded: dict, failing: list[Par
             lines.append(f"Run one part alone with `make check PART=value` (parts: {choices()}).")
         if hidden or (len(failing) > 1 and len(chosen) > 1):
             lines.append("`make check VERBOSE=1` shows every failure.")
-        if not any(r.passed for reports in results.values() for r in reports) and not unloaded:
+        if chosen == [EXTENSIONS]:
+            lines = ["The extensions are optional: each one that passes its hidden tests adds bonus points."]
+        elif not any(r.passed for reports in results.values() for r in reports) and not unloaded:
             lines = ["Nothing passes yet, which is where everyone starts. Begin with part 1:",
                      "read lessons/01-value.md, fill the holes in minigrad/engine.py, then run",
                      "`make check PART=value`."]  # fmt: skip
