@@ -1,7 +1,7 @@
 """How long one grade takes: each part alone and all four together, for a correct and a
 broken submission, graded side by side in one run at the strongest isolation available.
 
-Target (DESIGN, issue "hidden grader"): all four parts of one submission in under 3 s at the
+Target (issue "hidden grader"): all four parts of one submission in under 3 s at the
 bwrap level on a 2-core machine.
 """
 

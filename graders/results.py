@@ -1,4 +1,4 @@
-"""Turn the hidden run's per-test records into Gradescope's results.json (DESIGN §6).
+"""Turn the hidden run's per-test records into Gradescope's results.json (its autograder format).
 
 A bonus test (an optional extension) is worth 0 in the maximum and its points when passed:
 Gradescope counts a score above the maximum as extra credit, so a submission without the

@@ -1,6 +1,6 @@
 """Run untrusted code in a child process, at the strongest isolation this machine allows.
 
-Levels, strongest first (DESIGN §5):
+Levels, strongest first:
   bwrap  bubblewrap namespaces: no network, own PID namespace, read-only system, only the
          child's work folder visible, empty environment, every tmpfs sized; started under
          the grading's own uid, so process limits hold.

@@ -1,8 +1,8 @@
 """minigrad-class on a real Dask cluster: a `dask scheduler` and two `dask worker` processes
 on loopback, over TLS with throwaway certificates, started by Dask's own commands.
 
-The cluster must give the grades of the local `--jobs 1` run, byte for byte (DESIGN: only
-`graded_at` and `execution_time` may differ), also when a worker is killed mid-batch, and
+The cluster must give the grades of the local `--jobs 1` run, byte for byte (only `graded_at`
+and `execution_time`, when and how long, may differ), also when a worker is killed mid-batch, and
 Ctrl-C on the class command must stop every grading on every worker.
 """
 

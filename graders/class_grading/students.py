@@ -1,4 +1,4 @@
-"""Student ids as they may be used for folder and file names (DESIGN §9.11).
+"""Student ids as they may be used for folder and file names.
 
 Ids come from folder names, zip entries, YAML and CSV files that students or an LMS wrote;
 reduced to `[A-Za-z0-9._-]` with no leading dot, they can never name a hidden file, leave

@@ -1,7 +1,7 @@
 """The class's CSV files: grades, errors, changes on a regrade, and item analysis.
 
 Rows are sorted by student and numbers written the same way every run, so two gradings of
-one class differ only where DESIGN §9.9 allows (`graded_at`): `--jobs 1` and `--jobs N`, or
+one class differ only in `graded_at`: `--jobs 1` and `--jobs N`, or
 a regrade of unchanged work, give the same bytes otherwise.
 """
 
