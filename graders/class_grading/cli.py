@@ -96,8 +96,7 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
         previous = records.load(out, submission.student)
         if previous is not None:
             before[submission.student] = previous.results
-        current = {**wanted, "submission": packing.pack(submission.folder).digest}
-        if args.resume and previous is not None and all(previous.grading.get(k) == v for k, v in current.items()):
+        if args.resume and previous is not None and _unchanged(previous, wanted, submission.folder):
             kept += 1
             continue
         records.forget(out / submission.student)  # complete again only once this grading is
@@ -129,6 +128,13 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
         report.histogram(out, graded)
     print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
     return 130 if interrupted else 0
+
+
+def _unchanged(previous: Record, wanted: dict, upload: Path) -> bool:
+    """Whether a grade still stands: same seed, parts and kit, and the same graded files
+    (packed only here, to compare; the grading packs them again when it is submitted)."""
+    current = {**wanted, "submission": packing.pack(upload).digest}
+    return all(previous.grading.get(key) == value for key, value in current.items())
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import importlib
 import signal
 import sys
 import traceback
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ AFTER_A_LOOP = 2.0  # seconds per check once one has timed out: a loop usually s
 SUBMISSION = pytest.StashKey[Path]()
 CHOSEN = pytest.StashKey[list]()  # the parts this run checks
 UNLOADED = pytest.StashKey[dict]()  # part name -> why its modules could not be imported
-COLLECTED = pytest.StashKey[dict]()  # part name -> how many of its checks were collected
+COLLECTED = pytest.StashKey[Counter]()  # part name -> how many of its checks were collected
 LOOPED = pytest.StashKey[bool]()  # a check of this run has timed out
 
 
@@ -68,7 +69,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SUBMISSION] = folder
     config.stash[CHOSEN] = chosen
     config.stash[UNLOADED] = {part.name: problem for part in chosen if (problem := load(part, folder))}
-    config.stash[COLLECTED] = {}
 
 
 def load(part: Part, folder: Path) -> str | None:
@@ -118,13 +118,12 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Count each part's checks, as selected (`-m` may have deselected some)."""
-    for item in session.items:
-        part = _part_of(item)
-        session.config.stash[COLLECTED][part] = session.config.stash[COLLECTED].get(part, 0) + 1
+    session.config.stash[COLLECTED] = Counter(map(_part_of, session.items))
 
 
 def _part_of(item: pytest.Item) -> str:
-    return next((m.name for m in item.iter_markers() if find(m.name)), "other")
+    names = {part.name for part in (*PARTS, EXTENSIONS)}
+    return next((m.name for m in item.iter_markers() if m.name in names), "other")
 
 
 @pytest.fixture
@@ -150,7 +149,7 @@ def _where(frame_line, folder: Path) -> str:
     frame, line = frame_line
     code = frame.f_code
     name = getattr(code, "co_qualname", code.co_name)
-    return f"`{name}` ({Path(code.co_filename).resolve().relative_to(folder)}:{line})"
+    return f"`{name}` ({_relative(code.co_filename, folder)}:{line})"
 
 
 WRAP_HINT = ("hint: a plain number reached code that expects a Value: wrap it first, "
@@ -214,7 +213,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         for report in terminalreporter.stats.get(outcome, []):
             if report.when == "call" or (outcome == "error" and hasattr(report, "user_properties")):
                 results.setdefault(dict(report.user_properties).get("part", "other"), []).append(report)
-    chosen, unloaded, collected = config.stash[CHOSEN], config.stash[UNLOADED], config.stash[COLLECTED]
+    chosen, unloaded, collected = config.stash[CHOSEN], config.stash[UNLOADED], config.stash.get(COLLECTED, Counter())
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     write = terminalreporter.write_line
     write("")
