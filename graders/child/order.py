@@ -21,15 +21,15 @@ def restart() -> None:
 
 
 def _numbered_hash(self) -> int:
+    # Called several times per node by every set operation of backward(), so it reads the
+    # instance's dict directly: one lookup, no exception on the first call.
     try:
-        return object.__getattribute__(self, ATTRIBUTE)
-    except AttributeError:
-        pass
-    number = next(numbers)
-    try:
-        object.__setattr__(self, ATTRIBUTE, number)
-    except (AttributeError, TypeError):  # __slots__ without a place for it: keep the id
+        attributes = object.__getattribute__(self, "__dict__")
+    except AttributeError:  # __slots__ without a __dict__: keep the id
         return object.__hash__(self)
+    number = attributes.get(ATTRIBUTE)
+    if number is None:
+        number = attributes[ATTRIBUTE] = next(numbers)
     return number
 
 
