@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Program:
+    """The steps of one program, `[name, {argument: value}]` each (the vocabulary is
+    graders/child/steps.py's), and what a student is shown of it."""
+
     steps: list = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # one per read, e.g. "gradient of a"
     inputs: dict[str, object] = field(default_factory=dict)
@@ -23,22 +26,25 @@ class Program:
         self.count += 1
         return f"{prefix}{self.count}"
 
-    def add(self, *step) -> None:
-        self.steps.append(list(step))
+    def add(self, name: str, /, **arguments: object) -> None:
+        """Append the step `name` with its named arguments (a step may have an argument
+        called `name` too: this one is positional only)."""
+        self.steps.append([name, arguments])
 
     def value(self, x: float, name: str | None = None) -> str:
         name = name or self.slot("v")
-        self.add("value", name, x)
+        self.add("value", into=name, x=x)
         self.inputs.setdefault(name, x)
         return name
 
-    def apply(self, op: str, *args) -> str:
+    def apply(self, op: str, *operands: object) -> str:
+        """A new slot holding `op` applied to the operands (slot names or numbers)."""
         out = self.slot()
-        self.add("apply", out, op, *args)
+        self.add("apply", into=out, op=op, operands=list(operands))
         return out
 
     def read(self, kind: str, ref: str, label: str) -> None:
-        self.add("read", kind, ref)
+        self.add("read", kind=kind, ref=ref)
         self.labels.append(label)
 
 

@@ -1,6 +1,6 @@
 """minigrad-grade: grade one submission with the hidden suites and write a Gradescope score.
 
-    minigrad-grade SUBMISSION --out DIR [--parts checkpoint,value,backward,mlp] [--seed N]
+    minigrad-grade SUBMISSION --out DIR [--parts checkpoint,value,backward,mlp,tensor] [--seed N]
                    [--official [--secret-file F]] [--isolation auto|bwrap|user|local]
                    [--check-imports] [--visibility after_due_date|after_published|visible|hidden]
                    [--reference-cache DIR] [--refused NOTE ...] [--label NAME]
@@ -30,36 +30,12 @@ import pytest
 
 from . import context, course_seed, harness, identity, imports, sandbox, selftest, writing
 from .parts import PARTS
-from .results import Record, gradescope, summary
+from .plugin import Grading
+from .results import gradescope, summary
 
 SUITES = Path(__file__).resolve().parent / "suites"
 GRADESCOPE_RESULTS = Path("/autograder/results")
-MESSAGE_LIMIT = 4000  # characters of one test's message
 VISIBILITIES = ("after_due_date", "after_published", "visible", "hidden")  # Gradescope's words
-
-
-class Collector:
-    """A pytest plugin that hands the suites their run and keeps each graded test's record."""
-
-    def __init__(self, run: context.GradingRun) -> None:
-        self.run = run
-        self.records: list[Record] = []
-        self.grader_errors: list[str] = []
-
-    def pytest_configure(self, config: pytest.Config) -> None:
-        config.stash[context.KEY] = self.run
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
-        if "points" not in props or (report.when != "call" and not report.failed):
-            return
-        message = str(report.longrepr or "")[:MESSAGE_LIMIT]
-        if props.get("grader_error"):
-            self.grader_errors.append(f"{report.nodeid}: {message}")
-        name = f"{props['part']}: {props['what']} [{report.nodeid.split('[')[-1].rstrip(']')}]"
-        self.records.append(
-            Record(name, props["part"], props["points"], report.passed, message, props["visibility"], props["bonus"])
-        )
 
 
 def choose_level(requested: str, official: bool, who: identity.Identity | None) -> tuple[sandbox.Isolation, dict, str]:
@@ -100,8 +76,9 @@ def _visible(seen: dict[str, bool]) -> str:
     return ", ".join(key for key, value in seen.items() if value) or "nothing"
 
 
-def run_suites(run: context.GradingRun, parts: list[str], report: Path) -> tuple[Collector, int]:
-    collector = Collector(run)
+def run_suites(run: context.GradingRun, parts: list[str], report: Path) -> tuple[Grading, int]:
+    """Run the hidden suites of `parts` with the grading plugin, which keeps each test's record."""
+    grading = Grading(run)
     args = [
         *(str(SUITES / f"test_{part}.py") for part in parts),
         "-c", str(SUITES / "pytest.ini"),
@@ -112,8 +89,8 @@ def run_suites(run: context.GradingRun, parts: list[str], report: Path) -> tuple
     # Only the plugins named here: whatever else is installed (hypothesis, anyio, ...) has no
     # business in a grading run, and loading it triples the start-up time.
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    status = pytest.main(args, plugins=[collector])
-    return collector, status
+    status = pytest.main(args, plugins=[grading])
+    return grading, status
 
 
 @contextmanager
@@ -211,11 +188,11 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
         records = first  # every hidden test failing would only hide the one thing to fix
         (root / "report.json").write_text("{}\n")
     else:
-        collector, status = run_suites(run, parts, root / "report.json")
-        if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.grader_errors:
-            print(f"grader error ({status!r}), no grade written:", *collector.grader_errors, sep="\n", file=sys.stderr)
+        grading, status = run_suites(run, parts, root / "report.json")
+        if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or grading.grader_errors:
+            print(f"grader error ({status!r}), no grade written:", *grading.grader_errors, sep="\n", file=sys.stderr)
             return 2
-        hidden = [replace(r, visibility=args.visibility or r.visibility) for r in collector.records]
+        hidden = [replace(r, visibility=args.visibility or r.visibility) for r in grading.records]
         records = first + hidden
     level = isolation.level
     header = [

@@ -1,15 +1,13 @@
 """What the grading command hands the hidden suites' plugin for one run.
 
 The command, not the suites, decides how the child runs (level, uid, cgroup) and makes the
-safe copy of the submission; the suites' plugin reads this from the pytest config.
+safe copy of the submission; the suites' plugin (plugin.py) is made with this.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pytest
 
 from .sandbox import Isolation
 
@@ -21,6 +19,3 @@ class GradingRun:
     seed: int
     reference_cache: Path | None = None  # where a class keeps the reference's answers for its seed
     notes: list[str] = field(default_factory=list)  # said once under the score table (see notes.py)
-
-
-KEY = pytest.StashKey[GradingRun]()

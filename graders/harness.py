@@ -30,6 +30,7 @@ from .identity import Identity
 
 CHILD = Path(__file__).resolve().parent / "child"
 REFERENCE = Path(__file__).resolve().parent.parent / "reference"
+DIGITS = REFERENCE / "minigrad" / "data" / "digits.csv.gz"
 PROGRAM_TIMEOUT = 5.0  # wall seconds per program: room for a machine running a grading per core
 PART_BUDGET = 10.0  # wall seconds a part may lose to programs that never finish
 SHORT_TIMEOUT = 1.0  # per program, once its part's budget is spent
@@ -70,10 +71,14 @@ def prepare_workdir(submission: Path | None, identity: Identity | None) -> tuple
 
 
 def _workdir_with_runner() -> Path:
+    """A new folder holding every `.py` file of child/ (the runner, the interpreter, each `steps_*.py`
+    module, which the interpreter finds by listing its folder) and an empty `submission/minigrad/`."""
     workdir = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
     (workdir / "submission" / "minigrad").mkdir(parents=True)
     for source in CHILD.glob("*.py"):
         shutil.copyfile(source, workdir / source.name)
+    # Part 4's digits, from our own copy: the child reads data only the grader hands it.
+    shutil.copyfile(DIGITS, workdir / DIGITS.name)
     return workdir
 
 
@@ -245,8 +250,21 @@ def is_number(x: object) -> bool:
     return type(x) in (int, float) and math.isfinite(x)
 
 
+def is_array(x: object) -> bool:
+    """An array answer as the child's `array()` sends it: {"shape": [3, 1], "values": [...]}."""
+    return (
+        isinstance(x, dict)
+        and set(x) == {"shape", "values"}
+        and isinstance(x["shape"], list)
+        and all(type(n) is int and n >= 0 for n in x["shape"])
+    )
+
+
 def close(got: object, want: object, rtol: float, atol: float) -> bool:
-    """Exact types, finite numbers, |got - want| <= atol + rtol * |want|, same shapes for lists."""
+    """Exact types, finite numbers, |got - want| <= atol + rtol * |want|, same shapes for lists
+    and for arrays (whose shapes are compared first, then their values element by element)."""
+    if is_array(want):
+        return is_array(got) and got["shape"] == want["shape"] and close(got["values"], want["values"], rtol, atol)
     if isinstance(want, list):
         return (
             isinstance(got, list) and len(got) == len(want) and all(close(g, w, rtol, atol) for g, w in zip(got, want))

@@ -43,7 +43,11 @@ def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Is
     lines += [f"refused: {problem}" for problem in copied.refused]
     modules = [name.removesuffix(".py") for name in copied.copied]
     outcomes = harness.run_child(
-        workdir, [[["import", m]] for m in modules], [f"import {m}" for m in modules], [PART] * len(modules), isolation
+        workdir,
+        [[["imports", {"module": m}]] for m in modules],
+        [f"import {m}" for m in modules],
+        [PART] * len(modules),
+        isolation,
     )
     failed = False
     for name, outcome in zip(copied.copied, outcomes):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+
 from . import notes
 from .cases import Case, Program
-from .harness import TEXT_LIMIT, Outcome, close
+from .harness import TEXT_LIMIT, Outcome, close, is_array
+
+ARRAY_SHOWN = 12  # elements up to which a failure shows an array answer whole
 
 
 class GradeFailure(AssertionError):
@@ -27,6 +32,10 @@ def plain(got: object) -> str:
     text = _words(got)
     if _has_non_number(got):
         text += ", expected a number" if isinstance(got, dict) else ", expected numbers"
+    return _trimmed(text)
+
+
+def _trimmed(text: str) -> str:
     return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + " ..."
 
 
@@ -96,12 +105,72 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
             raise GradeFailure(f"{case.what}: the program returned {len(got.out)} results, expected {len(want.out)}")
         for label, g, w in zip(program.labels, got.out, want.out):
             if not close(g, w, case.rtol, case.atol):
-                expected = "(hidden)" if case.secret else repr(w)
-                raise GradeFailure(
-                    f"{case.what}: {label}\n"
-                    f"    while running: {program.shown}\n"
-                    f"    inputs:   {_inputs(case, program)}\n"
-                    f"    expected: {expected}\n"
-                    f"    got:      {plain(g)}\n"
-                    f"    hint:     {case.hint}"
-                )
+                raise GradeFailure(difference(case, program, label, g, w))
+
+
+def difference(case: Case, program: Program, label: str, got: object, want: object) -> str:
+    """One read that differs, in words. For an answer holding arrays (one array, or a list of
+    them) the first line also says where: the first array that differs, then its shape or its
+    first differing element (unless the case is secret), and small arrays are shown whole."""
+    headline, expected, shown = label, repr(want), plain(got)
+    if _holds_arrays(want):
+        expected, shown = _array_words(want), _array_words(got)
+        if not case.secret:
+            headline = f"{label}: {_where_differs(got, want, case.rtol, case.atol)}"
+    return (
+        f"{case.what}: {headline}\n"
+        f"    while running: {program.shown}\n"
+        f"    inputs:   {_inputs(case, program)}\n"
+        f"    expected: {'(hidden)' if case.secret else expected}\n"
+        f"    got:      {shown}\n"
+        f"    hint:     {case.hint}"
+    )
+
+
+def _holds_arrays(want: object) -> bool:
+    return is_array(want) or isinstance(want, list) and any(_holds_arrays(w) for w in want)
+
+
+def _where_differs(got: object, want: object, rtol: float, atol: float) -> str:
+    """The path to the first array that differs ("[2] " in a list of parameters), then how it
+    differs: its shape first, then its first differing element, "at [1, 0]: expected 0.5, got 0.25"."""
+    if is_array(want) and is_array(got) and got["shape"] != want["shape"]:
+        return f"expected shape {_shape(want['shape'])}, got {_shape(got['shape'])}"
+    if is_array(want) and is_array(got):
+        index, g, w = next(_differences(got["values"], want["values"], rtol, atol, []))
+        return f"{f'at {index}: ' if index else ''}expected {_words(w)}, got {_trimmed(_words(g))}"
+    if is_array(want):
+        return f"expected an array of shape {_shape(want['shape'])}, got {_array_words(got)}"
+    if isinstance(want, list) and isinstance(got, list) and len(got) == len(want):
+        i = next(i for i, (g, w) in enumerate(zip(got, want)) if not close(g, w, rtol, atol))
+        return f"[{i}] {_where_differs(got[i], want[i], rtol, atol)}"
+    return f"expected {_array_words(want)}, got {_array_words(got)}"
+
+
+def _differences(got: object, want: object, rtol: float, atol: float, index: list[int]) -> Iterator[tuple]:
+    """(index, got, want) of every element that differs, in row-major order (as `close` compares)."""
+    if isinstance(want, list) and isinstance(got, list) and len(got) == len(want):
+        for i, (g, w) in enumerate(zip(got, want)):
+            yield from _differences(g, w, rtol, atol, [*index, i])
+    elif not close(got, want, rtol, atol):
+        yield index, got, want
+
+
+def _shape(shape: list[int]) -> str:
+    """As NumPy writes a shape: (3, 1), (3,) or ()."""
+    return str(tuple(shape))
+
+
+def _array_words(answer: object) -> str:
+    """Small arrays whole, as nested lists; large ones by their shape; anything else in words."""
+    return _trimmed(_shown(answer))
+
+
+def _shown(answer: object) -> str:
+    if is_array(answer):
+        if math.prod(answer["shape"]) > ARRAY_SHOWN:
+            return f"an array of shape {_shape(answer['shape'])}"
+        return _words(answer["values"])
+    if isinstance(answer, list):
+        return "[" + ", ".join(_shown(a) for a in answer) + "]"
+    return _words(answer)

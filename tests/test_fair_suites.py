@@ -32,11 +32,11 @@ def suite(part: str):
 def applied_ops(steps: list) -> set[str]:
     """Every operator a program applies, in its own steps and in numerical_grad's function."""
     found = set()
-    for step in steps:
-        if step[0] == "apply":
-            found.add(step[2])
-        elif step[0] == "numerical_grad":
-            found |= applied_ops(step[2])
+    for name, args in steps:
+        if name == "apply":
+            found.add(args["op"])
+        elif name == "numerical_grad":
+            found |= applied_ops(args["body"])
     return found
 
 
@@ -56,11 +56,11 @@ def test_part_2_graphs_stay_between_a_tenth_and_ten(seed: int) -> None:
     for size in (2, 4, 8, 16):
         program, root = backward.random_expression(rng, size)
         values = dict(program.inputs)
-        for step in program.steps:
-            if step[0] == "apply":
-                left, right = values[step[3]], values[step[4]] if isinstance(step[4], str) else step[4]
-                values[step[1]] = left + right if step[2] == "+" else left * right if step[2] == "*" else left**right
-                assert backward.SMALLEST <= abs(values[step[1]]) <= backward.LARGEST
+        for name, args in program.steps:
+            if name == "apply":
+                (left, right), op = [values[a] if isinstance(a, str) else a for a in args["operands"]], args["op"]
+                values[args["into"]] = left + right if op == "+" else left * right if op == "*" else left**right
+                assert backward.SMALLEST <= abs(values[args["into"]]) <= backward.LARGEST
 
 
 def test_part_3_uses_an_activation_only_where_it_is_the_subject() -> None:
@@ -69,10 +69,10 @@ def test_part_3_uses_an_activation_only_where_it_is_the_subject() -> None:
     for make in makers:
         for case in make(random.Random(7)):
             for program in case.programs:
-                called = any(step[0] in ("call", "train") for step in program.steps)
-                for step in program.steps:
-                    if step[0] == "mlp" and called and step[4] != "linear":
-                        assert case.id.endswith(step[4]), f"{case.id} runs a {step[4]} network"
+                called = any(name in ("call", "train") for name, _ in program.steps)
+                for name, args in program.steps:
+                    if name == "mlp" and called and args["activation"] != "linear":
+                        assert case.id.endswith(args["activation"]), f"{case.id} runs a {args['activation']} network"
 
 
 def test_messages_list_only_the_inputs_a_program_uses_in_the_order_it_reads() -> None:

@@ -1,7 +1,8 @@
 """The child: runs grading programs on the submission and prints one JSON line per program.
 
-This file and `interpreter.py` are the only grader code the child sees; it runs with
-`python -I -S`, next to a copy of the submission, and never sees expected values.
+The files of graders/child/ (this one, the interpreter, the steps) are the only grader code
+the child sees; it runs with `python -I -S`, next to a copy of the submission, and never sees
+expected values.
 Input (stdin): {"programs": [...]} . Output (stdout): one line per program,
 {"i": index, "out": [...], "error": null | {"type", "message", "where"}}.
 Argument (optional): the folder holding a NumPy this interpreter can import (see NumPyOnly).

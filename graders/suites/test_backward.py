@@ -66,7 +66,7 @@ def read_leaf_grads(p: Program, after: str = "") -> None:
 
 def random_graph(rng, size: int) -> Program:
     p, root = random_expression(rng, size)
-    p.add("backward", root)
+    p.add("backward", root=root)
     read_leaf_grads(p)
     return p
 
@@ -83,7 +83,7 @@ def worked_example(rng) -> list[Case]:
     p = Program()
     a, b, c = p.value(2.0, "a"), p.value(-3.0, "b"), p.value(10.0, "c")
     f = p.apply("**", p.apply("+", p.apply("*", a, b), c), 2)
-    p.add("backward", f)
+    p.add("backward", root=f)
     p.shown = "(a * b + c) ** 2"
     for name in LEAVES:
         p.read("grad", name, f"gradient of {name}")
@@ -93,8 +93,8 @@ def worked_example(rng) -> list[Case]:
 def deep_chain(rng) -> list[Case]:
     p = Program()
     p.value(round(rng.uniform(0.5, 1.5), 4), "x")
-    p.add("chain", "y", "x", "+", 0.5, 100_000)
-    p.add("backward", "y")
+    p.add("chain", into="y", start="x", op="+", operand=0.5, times=100_000)
+    p.add("backward", root="y")
     p.shown = "x + 0.5 + 0.5 + ... (100,000 additions)"
     p.read("grad", "x", "gradient of x")
     hint = "Python stops at about 1,000 nested calls: build the order with a loop and an explicit stack"
@@ -103,8 +103,8 @@ def deep_chain(rng) -> list[Case]:
 
 def twice(rng) -> list[Case]:
     p, root = entangled(rng, 6)
-    p.add("backward", root)
-    p.add("backward", root)
+    p.add("backward", root=root)
+    p.add("backward", root=root)
     read_leaf_grads(p, " after two backward() calls")
     hint = "leaf gradients add up across calls, as in PyTorch; reset the interior nodes' grads before each pass"
     return [Case("backward-twice", "backward", "calling backward() twice", hint, [p], points=2.0)]
@@ -112,9 +112,9 @@ def twice(rng) -> list[Case]:
 
 def zeroing(rng) -> list[Case]:
     p, root = entangled(rng, 5)
-    p.add("backward", root)
-    p.add("zero_grad", list(LEAVES))
-    p.add("backward", root)
+    p.add("backward", root=root)
+    p.add("zero_grad", values=list(LEAVES))
+    p.add("backward", root=root)
     read_leaf_grads(p, " after zero_grad and a second backward()")
     hint = "zero_grad sets grad to 0.0 on every value it is given"
     return [Case("zero-grad", "backward", "zero_grad([a, b, c]) between two passes", hint, [p])]
@@ -122,8 +122,10 @@ def zeroing(rng) -> list[Case]:
 
 def topological(rng) -> list[Case]:
     p, root = random_expression(rng, 8)
-    parents = {s[1]: [a for a in s[3:] if isinstance(a, str)] for s in p.steps if s[0] == "apply"}
-    p.add("topo", "order", root)
+    parents = {
+        args["into"]: [a for a in args["operands"] if isinstance(a, str)] for name, args in p.steps if name == "apply"
+    }
+    p.add("topo", into="order", root=root)
     p.read("order", "order", "the order")
     reachable = _reachable(root, parents)
 
@@ -162,7 +164,7 @@ def numerical(rng) -> list[Case]:
         xs = [inner.inputs[name] for name in LEAVES]
         shown = f"numerical_grad(f, [a, b, c], h=0.001) for f = {inner.shown}"
         p = Program(inputs=dict(zip(LEAVES, xs)), shown=shown)
-        p.add("numerical_grad", "slopes", body, list(LEAVES), xs, 1e-3)
+        p.add("numerical_grad", into="slopes", body=body, inputs=list(LEAVES), at=xs, h=1e-3)
         p.read("floats", "slopes", "the three slopes")
         hint = "central differences: (f(x + h) - f(x - h)) / (2h), moving one input at a time"
         # With h = 0.001 a one-sided difference is off by about h/2 * f'' (1e-4 or so), far

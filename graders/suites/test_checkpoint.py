@@ -11,7 +11,7 @@ def answer_cases(rng) -> list[Case]:
     made = []
     for name, kind in questions.items():
         p = Program(shown=f"minigrad/checkpoint.py: {name}")
-        p.add("answers", [name])
+        p.add("answers", names=[name])
         p.read("answer", name, "your answer")
         hint = "work it through by hand with the lesson's method" if kind == "number" else "reread the lesson's section"
         made.append(Case(name, "checkpoint", f"checkpoint {name}", hint, [p], points=POINTS, secret=True, rtol=1e-3))

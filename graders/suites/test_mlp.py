@@ -19,15 +19,15 @@ def parameter_count(nin: int, nouts: list[int]) -> int:
 
 def model(p: Program, rng, nin: int, nouts: list[int], activation: str = "linear") -> list[float]:
     weights = [round(rng.uniform(-1, 1), 4) for _ in range(parameter_count(nin, nouts))]
-    p.add("mlp", "m", nin, nouts, activation)
-    p.add("set_params", "m", weights)
+    p.add("mlp", into="m", nin=nin, nouts=nouts, activation=activation)
+    p.add("set_params", model="m", weights=weights)
     p.inputs["weights"] = f"{len(weights)} seeded numbers, set in parameters() order"
     return weights
 
 
 def summed_output(p: Program, ref: str, n: int) -> str:
     names = [f"o{i}" for i in range(n)]
-    p.add("unpack", ref, names)
+    p.add("unpack", outputs=ref, into=names)
     total = names[0]
     for name in names[1:]:
         total = p.apply("+", total, name)
@@ -44,9 +44,9 @@ def forward_cases(rng) -> list[Case]:
             model(p, rng, nin, nouts, activation)
             x = [round(rng.uniform(-2, 2), 4) for _ in range(nin)]
             p.inputs["x"] = x
-            p.add("call", "y", "m", x)
+            p.add("call", into="y", model="m", x=x)
             p.read("datas", "y", "outputs")
-            p.add("backward", summed_output(p, "y", nouts[-1]))
+            p.add("backward", root=summed_output(p, "y", nouts[-1]))
             p.read("param_grad", "m", "gradients of every parameter, in parameters() order")
             what = f"MLP({nin}, {nouts}, activation={activation!r}) forward and gradients"
             hint = ORDER_HINT + f"; every layer applies {activation}, the last one included"
@@ -58,14 +58,14 @@ def structure_cases(rng) -> list[Case]:
     made = []
     for nin, nouts in [(3, [4, 4, 1]), (5, [2, 7]), (2, [1])]:
         p = Program(shown=f"len(MLP({nin}, {nouts}).parameters())")
-        p.add("mlp", "m", nin, nouts, "tanh")
+        p.add("mlp", into="m", nin=nin, nouts=nouts, activation="tanh")
         p.read("param_count", "m", "number of parameters")
         made.append(Case(f"count-{nin}-{'-'.join(map(str, nouts))}", "mlp", p.shown,
                          "each neuron has one weight per input plus a bias", [p], points=0.5))  # fmt: skip
     for nout in (1, 3):
         p = Program(shown=f"MLP(2, [{nout}], activation='linear')(x)")
-        p.add("mlp", "m", 2, [nout], "linear")
-        p.add("call", "y", "m", [0.5, -0.5])
+        p.add("mlp", into="m", nin=2, nouts=[nout], activation="linear")
+        p.add("call", into="y", model="m", x=[0.5, -0.5])
         p.read("shape", "y", "what the call returns")
         hint = "a layer with one neuron returns that Value itself; otherwise a list"
         made.append(Case(f"returns-{nout}", "mlp", p.shown, hint, [p], points=0.5))
@@ -89,9 +89,9 @@ def loss_cases(rng) -> list[Case]:
         targets = [target(rng) for _ in range(5)]
         preds = [p.value(pred(rng), f"p{i}") for i in range(5)]
         p.inputs["targets"] = targets
-        p.add("loss", "L", name, preds, targets)
+        p.add("loss", into="L", name=name, preds=preds, targets=targets)
         p.read("data", "L", "loss")
-        p.add("backward", "L")
+        p.add("backward", root="L")
         for i in range(5):
             p.read("grad", f"p{i}", f"gradient of preds[{i}]")
         made.append(Case(name, "mlp", name, hint + "; a mean divides each sample's gradient by n", [p], points=1.5))
@@ -101,9 +101,9 @@ def loss_cases(rng) -> list[Case]:
 def sgd_cases(rng) -> list[Case]:
     p = Program(shown="one SGD(lr=0.1) step after backward() on MLP(2, [3, 1], activation='linear')(x)")
     model(p, rng, 2, [3, 1])
-    p.add("call", "y", "m", [0.7, -1.1])
-    p.add("backward", "y")
-    p.add("sgd_step", "m", 0.1)
+    p.add("call", into="y", model="m", x=[0.7, -1.1])
+    p.add("backward", root="y")
+    p.add("sgd_step", model="m", lr=0.1)
     p.read("param_data", "m", "every parameter after the step")
     return [Case("sgd-step", "mlp", "SGD.step()", "data -= lr * grad: step against the gradient", [p], points=1.5)]
 
@@ -114,7 +114,7 @@ def trajectory_cases(rng) -> list[Case]:
     p = Program(shown="train(MLP(3, [4, 4, 1], activation='linear'), four_samples(), mse_loss, "
                       "lr=0.01, steps=10)")  # fmt: skip
     model(p, rng, 3, [4, 4, 1])
-    p.add("train", "h", "m", xs, ys, "mse_loss", 0.01, 10)
+    p.add("train", into="h", model="m", xs=xs, ys=ys, loss="mse_loss", lr=0.01, steps=10)
     p.read("floats", "h", "the loss of each step")
     p.read("param_data", "m", "every parameter after training")
     hint = "each step: forward, loss, zero the gradients, backward(), SGD step; record the loss before the update"
@@ -134,10 +134,10 @@ def milestone_cases(rng) -> list[Case]:
     p = Program(shown=f"train MLP(2, [8, 1], activation='linear') on two moons with mse_loss for "
                       f"{MILESTONE['steps']} steps, then score {MILESTONE['test']} new points")  # fmt: skip
     model(p, rng, 2, [MILESTONE["hidden"], 1])
-    p.add("train", "h", "m", xs, ys, "mse_loss", MILESTONE["lr"], MILESTONE["steps"])
+    p.add("train", into="h", model="m", xs=xs, ys=ys, loss="mse_loss", lr=MILESTONE["lr"], steps=MILESTONE["steps"])
     p.read("floats", "h", "the loss of each training step")
     for i, x in enumerate(test_xs):
-        p.add("call", f"t{i}", "m", x)
+        p.add("call", into=f"t{i}", model="m", x=x)
         p.read("data", f"t{i}", f"score of new point {i} after training")
     hint = "if the loss does not fall, check SGD.step's sign and that train zeroes gradients every step"
     return [Case("two-moons", "mlp", "the two-moons milestone", hint, [p], points=4.0, rtol=1e-5, atol=1e-7)]
@@ -186,7 +186,7 @@ def descend_cases(rng) -> list[Case]:
     f.apply("+", f.apply("+", bowl_x, bowl_y), f.apply("*", e, f.apply("*", "x", "y")))
     shown = f"f(x, y) = {a}*(x {signed(-c)})**2 + {b}*(y {signed(-d)})**2 {signed(e)}*x*y"
     p = Program(inputs={"start": start, "lr": lr, "steps": steps}, shown=f"descend(f, start, lr, steps) for {shown}")
-    p.add("descend", "path", f.steps, ["x", "y"], start, lr, steps)
+    p.add("descend", into="path", body=f.steps, inputs=["x", "y"], start=start, lr=lr, steps=steps)
     p.read("points", "path", "every point visited, the start first")
     hint = ("each step: new Values at the current point, f(x, y).backward(), then x -= lr * x.grad and "
             "y -= lr * y.grad; return steps + 1 (x, y) pairs, the start first")  # fmt: skip
@@ -215,13 +215,13 @@ def count_nodes_cases(rng) -> list[Case]:
     for _ in range(3):  # made from the graph, but they do not feed the root
         other = rng.choice(pool)
         lines.append(f"{p.apply('*', other, stray)} = {other} * d")
-    p.add("count_nodes", "count", pool[-1])
+    p.add("count_nodes", into="count", root=pool[-1])
     p.shown = f"{'; '.join(lines)}; count_nodes({pool[-1]})"
     p.read("answer", "count", f"the number of nodes under {pool[-1]}")
     deep = Program(shown="y = x ** 1, then y = y ** 1 again and again, 20,000 powers deep; count_nodes(y)")
     deep.value(1.5, "x")
-    deep.add("chain", "y", "x", "**", 1, 20_000)
-    deep.add("count_nodes", "count", "y")
+    deep.add("chain", into="y", start="x", op="**", operand=1, times=20_000)
+    deep.add("count_nodes", into="count", root="y")
     deep.read("answer", "count", "the number of nodes under y")
     hint = ("keep a set of the nodes seen, so a reused node counts once and nodes that do not feed the root "
             "never do; walk with a loop and an explicit stack, not recursion")  # fmt: skip

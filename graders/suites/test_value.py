@@ -45,10 +45,10 @@ def binary_program(rng, op: str, left_number: bool, preset: float = 0.0) -> Prog
     p.inputs["out.grad"] = g
     if preset:
         for name in ("a", "b") if not left_number else ("b",):
-            p.add("set_grad", name, preset)
+            p.add("set_grad", ref=name, grad=preset)
         p.inputs["grad before"] = preset
-    p.add("set_grad", out, g)
-    p.add("local_backward", out)
+    p.add("set_grad", ref=out, grad=g)
+    p.add("local_backward", root=out)
     p.read("data", out, "forward value")
     if not left_number:
         p.read("grad", "a", "gradient of a")
@@ -72,8 +72,8 @@ def one_input_program(rng, op: str, *args, low: float = -2.5) -> Program:
     p.shown = f"a {op} {args[0]}" if args else "-a" if op == "neg" else f"a.{op}()"
     g = upstream(rng)
     p.inputs["out.grad"] = g
-    p.add("set_grad", out, g)
-    p.add("local_backward", out)
+    p.add("set_grad", ref=out, grad=g)
+    p.add("local_backward", root=out)
     p.read("data", out, "forward value")
     p.read("grad", "a", "gradient of a")
     return p
@@ -96,8 +96,8 @@ def saturated_sigmoid(x: float) -> Program:
     a = p.value(x, "a")
     out = p.apply("sigmoid", a)
     p.shown = "a.sigmoid()  (far from 0: e**-a overflows for the textbook formula when a < 0)"
-    p.add("set_grad", out, 1.0)
-    p.add("local_backward", out)
+    p.add("set_grad", ref=out, grad=1.0)
+    p.add("local_backward", root=out)
     p.read("data", out, "forward value")
     p.read("grad", "a", "gradient of a")
     return p
@@ -132,9 +132,9 @@ def accumulation_cases(rng) -> list[Case]:
         a = p.value(round(rng.uniform(0.5, 2), 4), "a")
         out = p.apply(op, a, a)
         p.shown = f"a {op} a"
-        p.add("set_grad", out, 2.0)
+        p.add("set_grad", ref=out, grad=2.0)
         p.inputs["out.grad"] = 2.0
-        p.add("local_backward", out)
+        p.add("local_backward", root=out)
         p.read("grad", "a", "gradient of a")
         made.append(Case(f"same-node-{BINARY[op]}", "value", f"a {op} a", hint, [p]))
     return made
@@ -157,7 +157,7 @@ def error_cases(rng) -> list[Case]:
     for name, error, op, other, hint in ERRORS:
         p = Program()
         base = {"log of 0": 0.0, "(-8) ** 0.5": -8.0, "0 ** -2": 0.0}.get(name, 1.0)
-        p.add("error", op, p.value(base, "a"), *([] if other is None else [other]))
+        p.add("error", op=op, operands=[p.value(base, "a"), *([] if other is None else [other])])
         p.labels.append(f"the error raised (expected {error})")
         p.shown = name
         made.append(Case(f"error-{name}", "value", f"{name} must raise {error}", hint, [p], points=0.5))
@@ -169,7 +169,7 @@ def power_of_values() -> Case:
     gets the value and both gradients right. Bad input must get a clear error; doing more
     than asked is not bad input."""
     p = Program(shown="a ** b")
-    p.add("error_or_gradients", "**", p.value(A, "a"), p.value(B, "b"))
+    p.add("error_or_gradients", op="**", operands=[p.value(A, "a"), p.value(B, "b")])
 
     def check(got: list, want: list) -> str | None:
         if got == want:
@@ -192,8 +192,8 @@ def relu_at_zero(rng) -> list[Case]:
     p = Program()
     out = p.apply("relu", p.value(0.0, "a"))
     p.shown = "a.relu() at a = 0"
-    p.add("set_grad", out, 2.0)
-    p.add("local_backward", out)
+    p.add("set_grad", ref=out, grad=2.0)
+    p.add("local_backward", root=out)
     p.read("grad", "a", "gradient of a")
     return [Case("relu-at-zero", "value", "Value.relu() at 0", HINTS["relu"], [p], points=0.5)]
 
@@ -244,7 +244,7 @@ def extension_cases(rng) -> list[Case]:
         programs = [one_input_program(rng, op, low=0.2 if op == "sqrt" else -2.5) for _ in range(3)]
         if op == "sqrt":
             p = Program(shown="a.sqrt() at a = -4.0")
-            p.add("error", "sqrt", p.value(-4.0, "a"))
+            p.add("error", op="sqrt", operands=[p.value(-4.0, "a")])
             p.labels.append("the error raised (expected ValueError)")
             programs.append(p)
         made.append(Case(op, "value", f"{p_what(op)} (bonus)", hint, programs, bonus=True))

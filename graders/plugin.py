@@ -1,0 +1,118 @@
+"""The hidden suites' pytest plugin: seeded cases, one batch run, and a record per graded test.
+
+The grading command makes one `Grading` for a run and hands it to pytest as a plugin object;
+the suites in suites/ hold only test programs. Each test function is parametrized by
+`@cases(make)`, where `make(rng)` returns the test's `Case`s (a fixed number, so totals never
+depend on the seed). Before the first test runs, every collected case is run on the reference
+(a trusted subprocess) and on the submission (the child), side by side. As each test ends, its
+`Record` is made from its `Case`, so the command reads the grades from `records` as objects.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Generator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from . import context, harness, notes, reference_cache
+from .cases import MAKER, Case
+from .judge import GraderError, judge
+from .results import Record
+
+MESSAGE_LIMIT = 4000  # characters of one test's message
+Outcomes = dict[int, tuple[list[harness.Outcome], list[harness.Outcome]]]  # by id(case): reference, submission
+
+
+class Grading:
+    """The plugin for one grading run: its cases, their outcomes, and the records of its tests."""
+
+    def __init__(self, run: context.GradingRun) -> None:
+        self.run = run
+        self.records: list[Record] = []
+        self.grader_errors: list[str] = []  # a suite's fault, not the student's: no grade is written
+        self.cases: list[tuple[str, Case]] = []  # (test function, case), in the order collected
+        self.outcomes: Outcomes | GraderError | None = None  # None until the first test asks
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        make = getattr(metafunc.function, MAKER, None)
+        if make is not None:
+            built = make(random.Random(f"{self.run.seed}/{metafunc.function.__name__}"))
+            metafunc.parametrize("case", built, ids=[c.id for c in built])
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        self.cases = [(item.originalname, item.callspec.params["case"]) for item in items if hasattr(item, "callspec")]
+
+    @pytest.fixture
+    def grade(self) -> Callable[[Case], None]:
+        """`grade(case)` fails the test, in words, unless the submission matches the reference."""
+        if self.outcomes is None:
+            try:
+                self.outcomes = self.run_everything()
+            except Exception as exc:  # noqa: BLE001 - a grader fault: said once, never retried per test
+                self.outcomes = GraderError(f"the grading run failed: {exc!r}")
+        outcomes = self.outcomes
+
+        def check(case: Case) -> None:
+            if isinstance(outcomes, GraderError):
+                raise outcomes
+            judge(case, *outcomes[id(case)])
+
+        return check
+
+    def run_everything(self) -> Outcomes:
+        """Every program of every collected case, on the reference and in the child at once."""
+        programs = [p.steps for _, c in self.cases for p in c.programs]
+        tests = [f"{test}[{c.id}]" for test, c in self.cases for _ in c.programs]  # a hang skips its own case
+        parts = [c.part for _, c in self.cases for _ in c.programs]
+        bonus = [c.bonus for _, c in self.cases for _ in c.programs]
+        # An optional extension's programs get a time budget of their own, so an endless loop in
+        # one can never shorten the time of the part's graded tests.
+        budgets = [f"{part} (bonus)" if extra else part for part, extra in zip(parts, bonus)]
+        run = self.run
+        with ThreadPoolExecutor(max_workers=1) as pool:  # the child and the reference run side by side
+            child = pool.submit(harness.run_child, run.workdir, programs, tests, budgets, run.isolation)
+            reference = reference_cache.answers(run.reference_cache, programs, tests, budgets)
+            submission = child.result()
+        outcomes, position = {}, 0
+        for _, c in self.cases:
+            n = len(c.programs)
+            outcomes[id(c)] = (reference[position : position + n], submission[position : position + n])
+            position += n
+        # The notes say what the graded tests need: a missing optional extension needs no note.
+        run.notes.extend(notes.collect((part, got) for part, got, extra in zip(parts, submission, bonus) if not extra))
+        return outcomes
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """A graded test's failure reads as the student's message, and its record is kept: one
+        for the test's call, and one for a setup or teardown that failed."""
+        report = yield
+        case = getattr(item, "callspec", None) and item.callspec.params.get("case")
+        if case is None:
+            return report
+        failed_call = report.failed and call.excinfo is not None and call.when == "call"
+        if failed_call:
+            report.longrepr = str(call.excinfo.value)
+        if report.when != "call" and not report.failed:
+            return report
+        message = str(report.longrepr or "")[:MESSAGE_LIMIT]
+        if failed_call and call.excinfo.errisinstance(GraderError):
+            self.grader_errors.append(f"{report.nodeid}: {message}")
+        visibility = item.get_closest_marker("visibility")
+        name = f"{case.part}: {case.what} [{report.nodeid.split('[')[-1].rstrip(']')}]"
+        self.records.append(
+            Record(
+                name,
+                case.part,
+                case.points,
+                report.passed,
+                message,
+                visibility.args[0] if visibility else "after_due_date",
+                case.bonus,
+            )
+        )
+        return report
