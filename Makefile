@@ -1,10 +1,10 @@
 # Every workflow is one target; each creates .venv and installs what it needs on first use.
-#   make check [PART=value|backward|mlp|checkpoint] [SUBMISSION=dir]   public checks
+#   make check [PART=value|backward|mlp|tensor|checkpoint] [SUBMISSION=dir]   public checks
 #   make release      regenerate assignments/ from reference/
 #   make test         the project's own tests (the command CI runs)
 #   make lint         ruff
 #   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class, with minigrad-class)
-#   make bench        grading speed: one submission per part, then a class of 100
+#   make bench        grading speed per part, the tensor engine vs PyTorch, then a class of 100
 #   make gradescope SECRET_FILE=file [VISIBILITY=after_due_date]   Gradescope's autograder.zip
 #   make classroom DEST=dir            a GitHub Classroom student repository
 
@@ -66,8 +66,9 @@ else
 	$(PY) -m course.sample_class
 endif
 
-bench: $(VENV)/.instructor
+bench: $(VENV)/.dev
 	$(PY) bench/grade_speed.py
+	$(PY) bench/tensor_speed.py
 	$(PY) bench/class_speed.py
 
 # The secret file goes into the zip, never into git (see graders/gradescope/package.py).

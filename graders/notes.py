@@ -43,6 +43,17 @@ DESCRIPTIONS = {
     "minigrad/engine.py": "the file of parts 1 and 2",
     "minigrad/gradcheck.py": "the file of numerical_grad",
     "minigrad/nn.py": "the file of part 3",
+    "Tensor": "the array class of part 4",
+    "Tensor.backward": "the method that fills in the gradients of the leaves",
+    "Tensor.grad": "the gradient of a leaf, None until a backward pass reaches it",
+    "unbroadcast": "the function that sums a gradient back to an input's shape",
+    "Linear": "the fully connected layer",
+    "Sequential": "the container that chains modules",
+    "cross_entropy": "the softmax cross-entropy",
+    "batches": "the mini-batch generator",
+    "fit": "the mini-batch training loop",
+    "minigrad/tensor.py": "the file of part 4's Tensor and Functions",
+    "minigrad/layers.py": "the file of part 4's layers, losses and training",
 }
 
 

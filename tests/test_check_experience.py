@@ -47,7 +47,7 @@ def check(folder: Path, *args: str, timeout: float = 300) -> subprocess.Complete
 
 def table(out: str) -> dict[str, str]:
     """The per-part table: part -> the rest of its line."""
-    rows = re.findall(r"^(value|backward|mlp|checkpoint|extensions) +(.*)$", out, re.MULTILINE)
+    rows = re.findall(r"^(value|backward|mlp|tensor|checkpoint|extensions) +(.*)$", out, re.MULTILINE)
     return {part: rest.strip() for part, rest in rows}
 
 
@@ -59,7 +59,8 @@ def test_a_syntax_error_names_file_and_line_and_the_quiz_still_runs(tmp_path: Pa
         "value": "-   could not load (below)",
         "backward": "-   could not load (below)",
         "mlp": "-   could not load (below)",
-        "checkpoint": "9 / 9   all pass",
+        "tensor": "53 / 53   all pass",
+        "checkpoint": "12 / 12   all pass",
     }
     line = 1 + (folder / "minigrad" / "engine.py").read_text().splitlines().index(
         next(x for x in (folder / "minigrad" / "engine.py").read_text().splitlines() if "def __mul__(self other" in x)
@@ -130,14 +131,13 @@ def test_ctrl_c_says_the_table_is_incomplete(tmp_path: Path) -> None:
 def test_an_unknown_part_lists_the_parts(part: str, tmp_path: Path) -> None:
     run = check(ROOT / "reference", "--part", part)
     assert run.returncode == 4
-    assert (
-        f"there is no part {part!r}; the parts are: value (1), backward (2), mlp (3), checkpoint (0), extensions"
-        in (run.stderr)
-    )
+    parts = "value (1), backward (2), mlp (3), tensor (4), checkpoint (0), extensions"
+    assert f"there is no part {part!r}; the parts are: {parts}" in run.stderr
 
 
 @pytest.mark.parametrize(("part", "after"), [("1", "part 2, backpropagation"), ("Value", "part 2, backpropagation"),
-                                             ("part 3", "the checkpoint quiz")])  # fmt: skip
+                                             ("part 3", "part 4, the Tensor engine"),
+                                             ("tensor", "the checkpoint quiz")])  # fmt: skip
 def test_a_passing_part_names_the_next_one(part: str, after: str, tmp_path: Path) -> None:
     shutil.copytree(ROOT / "reference" / "minigrad", tmp_path / "minigrad")
     run = check(tmp_path, "--part", part)

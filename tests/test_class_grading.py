@@ -3,7 +3,7 @@
 The whole sample class (examples/submissions/) is graded once through the command and every
 student must get exactly the per-part scores the spec states. The layout tests grade the quiz
 only (`--parts checkpoint`), which keeps them fast while the totals stay exact: Ada answers
-every question right (9), Nia gets Q5 and Q8 wrong (7).
+every question right (12), Nia gets Q5 and Q8 wrong (10).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ pytestmark = needs_isolation
 EXAMPLES = ROOT / "examples" / "submissions"
 ADA, NIA = EXAMPLES / "ada-correct.json", EXAMPLES / "nia-quiz-wrong.json"
 JAY = EXAMPLES / "jay-endless-loop.json"
-QUIZ = {"alice": 9.0, "bob": 7.0}  # alice is built from Ada, bob from Nia
+QUIZ = {"alice": 12.0, "bob": 10.0}  # alice is built from Ada, bob from Nia
 NIA_ANSWERS = ["0.64", "'C'"]  # the reference's answers to the questions Nia got wrong
 
 
@@ -226,9 +226,9 @@ def test_roster_resume_regrade_feedback_and_item_analysis(tmp_path: Path) -> Non
     assert "graded now: 1, unchanged and kept: 1" in run.stdout
     assert (out / "alice" / "results.json").stat().st_ino == graded["alice"]
     assert read_csv(out / "changes.csv") == [
-        {"student": "bob", "old": "7", "new": "8", "tests_changed": "checkpoint: checkpoint Q5_DO_DN [Q5_DO_DN]"}
+        {"student": "bob", "old": "10", "new": "11", "tests_changed": "checkpoint: checkpoint Q5_DO_DN [Q5_DO_DN]"}
     ]
-    assert totals(out) == {"alice": 9.0, "bob": 8.0}
+    assert totals(out) == {"alice": 12.0, "bob": 11.0}
 
 
 def test_ctrl_c_keeps_every_finished_grade_and_resume_grades_the_rest(tmp_path: Path) -> None:
@@ -279,7 +279,7 @@ def test_a_grader_failure_is_recorded_and_the_batch_goes_on(tmp_path: Path) -> N
     grade_class(classes, out, "--parts", "checkpoint")
     errors = read_csv(out / "errors.csv")
     assert [row["student"] for row in errors] == ["bob"] and "is a symbolic link" in errors[0]["problem"]
-    assert totals(out) == {"alice": 9.0}
+    assert totals(out) == {"alice": 12.0}
     assert {row["student"]: row["status"] for row in read_csv(out / "grades.csv")}["bob"] == "error (see errors.csv)"
     assert os.listdir(tmp_path / "elsewhere") == []
 

@@ -16,6 +16,7 @@ from nbgrader.api import Gradebook
 
 from course.submissions import expected_scores, materialize
 from graders.class_grading.gradebook import ASSIGNMENT, store
+from graders.parts import POINTS
 
 from grading import ROOT, bonus_score, grade, part_scores
 from nbgrader_export import nbgrader_export
@@ -63,15 +64,13 @@ def test_nbgrader_export_gives_the_kits_totals(
     assert {s: float(row["score"]) for s, row in rows.items()} == {
         **{s: r["score"] for s, r in class_results.items()}, "dee": 0.0,
     }  # fmt: skip
-    assert {float(row["max_score"]) for row in rows.values()} == {86.5}
+    assert {float(row["max_score"]) for row in rows.values()} == {sum(POINTS.values())}
     assert {row["assignment"] for row in rows.values()} == {ASSIGNMENT}
     with Gradebook(url) as gradebook:
         for student, results in class_results.items():
             submission = gradebook.find_submission(ASSIGNMENT, student)
             assert {nb.name: nb.score for nb in submission.notebooks} == part_scores(results, bonus=True)
-            assert {nb.name: nb.max_score for nb in submission.notebooks} == {
-                "value": 28, "backward": 22, "mlp": 27.5, "checkpoint": 9,
-            }  # fmt: skip
+            assert {nb.name: nb.max_score for nb in submission.notebooks} == POINTS
         assert len(gradebook.find_assignment(ASSIGNMENT).notebooks[0].grade_cells) > 1
 
 
@@ -88,7 +87,7 @@ def test_a_bonus_test_is_extra_credit(class_results: dict[str, dict], empty_grad
     assert store(url, {"ada": results}, None) == []
     with Gradebook(url) as gradebook:
         submission = gradebook.find_submission(ASSIGNMENT, "ada")
-        assert (submission.score, submission.assignment.max_score) == (93.0, 86.5) == (results["score"], 86.5)
+        assert (submission.score, submission.assignment.max_score) == (128.5, 122) == (results["score"], 122)
         assert {nb.name: nb.score for nb in submission.notebooks}["value"] == 28 + 3 + 1.5  # sin, cos, sqrt too
 
 

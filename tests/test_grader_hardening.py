@@ -17,12 +17,13 @@ import pytest
 
 from course.submissions import materialize
 from graders import cgroup, harness, identity, intake, sandbox
+from graders.parts import POINTS
 
 from grading import ROOT, STRONG, bonus_score, grade, grader_tmp, leftover_processes, needs_isolation, part_scores
 
 SPECS = ROOT / "tests" / "submissions"
 REFERENCE = ROOT / "reference" / "minigrad"
-FULL = 86.5
+FULL = sum(POINTS.values())
 
 
 def correct(tmp_path: Path) -> Path:
@@ -119,7 +120,7 @@ def test_processes_held_by_one_grading_cannot_downgrade_another(tmp_path: Path) 
     _, results = grade(correct(tmp_path), tmp_path / "out", "--official")
     assert results["score"] - bonus_score(results) == FULL and results["extra_data"]["isolation"] == STRONG[0]
     assert part_scores(finished(holder, tmp_path / "out-attack-hold-processes")) == {
-        "value": 28, "backward": 4, "mlp": 0, "checkpoint": 8,
+        "value": 28, "backward": 4, "mlp": 0, "tensor": 32.5, "checkpoint": 11,
     }  # fmt: skip
     assert leftover_processes() == []
 
@@ -144,7 +145,7 @@ def test_a_planted_link_in_the_output_folder_is_replaced_not_followed(tmp_path: 
     (out / "results.json").symlink_to(target)
     (out / "report.json").symlink_to(target)
     _, results = grade(correct(tmp_path), out, "--parts", "checkpoint")
-    assert results["score"] == 9
+    assert results["score"] == POINTS["checkpoint"]
     assert target.read_text() == "keep me" and target.stat().st_mode & 0o777 == 0o600
     assert not (out / "results.json").is_symlink() and not (out / "report.json").is_symlink()
 

@@ -25,6 +25,8 @@ from graders.parts import POINTS
 
 from grading import ROOT, STRONG, bonus_score, grade, leftover_processes, needs_isolation, part_scores
 
+TOTAL = sum(POINTS.values())
+
 # The sample class (examples/submissions/) is graded as a class, through minigrad-class, with
 # the same checks of exact scores and messages: tests/test_class_grading.py.
 SPECS = sorted((ROOT / "tests" / "submissions").glob("*.json"))
@@ -95,7 +97,7 @@ def test_correct_submission_scores_full_marks_at_every_level(level: str, name: s
         pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
     submission = materialize(ROOT / "tests" / "submissions" / f"{name}.json", tmp_path / "submission")
     _, results = grade(submission, tmp_path / "out", "--isolation", level)
-    assert (results["score"], results["max_score"], bonus_score(results)) == (86.5 + 5, 86.5, 5)  # 5 bonus points
+    assert (results["score"], results["max_score"], bonus_score(results)) == (TOTAL + 5, TOTAL, 5)  # 5 bonus points
     assert results["extra_data"]["isolation"] == level
     assert results["extra_data"]["trusted"] is (level != "local")
 

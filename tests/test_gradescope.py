@@ -20,6 +20,7 @@ import pytest
 
 from course.submissions import materialize
 from graders.gradescope import package
+from graders.parts import POINTS
 
 from grading import ROOT, bonus_score, grade, part_scores
 
@@ -83,14 +84,15 @@ def place(spec: str, upload: Path, where: str) -> None:
         shutil.move(built, upload / where)
 
 
-FULL = {"submission": 0.0, "checkpoint": 9.0, "value": 28.0, "backward": 22.0, "mlp": 27.5}
+FULL = {"submission": 0.0, **{part: float(points) for part, points in POINTS.items()}}
+TOTAL = sum(POINTS.values())  # 122
 
 
 @needs_bwrap
 def test_a_correct_upload_gets_full_marks_and_sees_only_the_visible_test_now(autograder_zip, tmp_path):
     place("correct", unpack(autograder_zip, tmp_path), "minigrad")
     results = run_autograder(tmp_path)
-    assert results["score"] == 86.5 + bonus_score(results) and part_scores(results) == FULL
+    assert results["score"] == TOTAL + bonus_score(results) and part_scores(results) == FULL
     first, hidden = results["tests"][0], results["tests"][1:]
     assert (first["status"], first["visibility"], first["max_score"]) == ("passed", "visible", 0.0)
     assert first["output"].startswith(f"found {MODULES} files in `minigrad/`: __init__.py, checkpoint.py")
@@ -98,9 +100,8 @@ def test_a_correct_upload_gets_full_marks_and_sees_only_the_visible_test_now(aut
     assert {t["visibility"] for t in hidden} == {"after_due_date"}
     assert results["output_format"] == "md" and results["extra_data"]["official"] is True
     assert "**Your upload:** found, and every module imports." in results["output"]
-    assert (
-        "The hidden tests (86.5 points in all) have run; their results appear after the due date." in results["output"]
-    )
+    hidden_tests = f"The hidden tests ({TOTAL:g} points in all) have run; their results appear after the due date."
+    assert hidden_tests in results["output"]
     assert str(results["extra_data"]["seed"]) not in results["output"]  # the course's seed stays secret
 
 
@@ -108,17 +109,17 @@ def test_a_correct_upload_gets_full_marks_and_sees_only_the_visible_test_now(aut
 def test_a_flat_upload_is_graded_as_if_in_minigrad_and_visible_results_show_the_table(autograder_zip, tmp_path):
     place("correct", unpack(autograder_zip, tmp_path, visibility="visible"), ".")
     results = run_autograder(tmp_path)
-    assert results["score"] == 86.5 + bonus_score(results) and part_scores(results) == FULL
+    assert results["score"] == TOTAL + bonus_score(results) and part_scores(results) == FULL
     assert "at the top of your upload (graded as if they were in minigrad/)" in results["tests"][0]["output"]
     assert {t["visibility"] for t in results["tests"]} == {"visible"}
-    assert "| mlp | 27.5 / 27.5 |\n| **total** | **86.5 / 86.5** |" in results["output"]
+    assert "| tensor | 32.5 / 32.5 |\n| **total** | **122 / 122** |" in results["output"]
 
 
 @needs_bwrap
 def test_a_nested_buggy_upload_is_found_and_loses_what_its_bug_costs(autograder_zip, tmp_path):
     place("bug-checkpoint-wrong-answers", unpack(autograder_zip, tmp_path), "hw1-alice/hw1/minigrad")
     results = run_autograder(tmp_path)
-    assert results["score"] == 84.5 + bonus_score(results) and part_scores(results) == {**FULL, "checkpoint": 7.0}
+    assert results["score"] == TOTAL - 2 + bonus_score(results) and part_scores(results) == {**FULL, "checkpoint": 10.0}
     assert results["tests"][0]["status"] == "passed"
     assert results["tests"][0]["output"].startswith(f"found {MODULES} files in `hw1-alice/hw1/minigrad/`")
 
@@ -127,7 +128,7 @@ def test_a_nested_buggy_upload_is_found_and_loses_what_its_bug_costs(autograder_
 def test_a_syntax_error_is_shown_at_once_with_its_file_and_line(autograder_zip, tmp_path):
     place("broken-syntax-error", unpack(autograder_zip, tmp_path), "minigrad")
     results = run_autograder(tmp_path)
-    assert results["score"] == 59.0 + bonus_score(results) and part_scores(results) == {**FULL, "mlp": 0.0}
+    assert results["score"] == TOTAL - 27.5 + bonus_score(results) and part_scores(results) == {**FULL, "mlp": 0.0}
     first = results["tests"][0]
     assert (first["status"], first["visibility"]) == ("failed", "visible")
     assert "  nn.py: SyntaxError: expected ':' (nn.py, line 147)" in first["output"]
@@ -207,4 +208,4 @@ def test_the_import_check_names_the_error_with_its_file_and_line_or_the_missing_
     first = results["tests"][0]
     assert (first["status"], first["visibility"], first["score"]) == ("failed", "visible", 0.0)
     assert all(line in first["output"].splitlines() for line in lines), first["output"]
-    assert results["score"] == 9  # the hidden tests still ran: the quiz does not need engine.py or nn.py
+    assert results["score"] == POINTS["checkpoint"]  # the hidden tests ran: the quiz needs neither engine.py nor nn.py

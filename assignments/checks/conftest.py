@@ -259,8 +259,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
                 write(f"    {line}")
     for report in (r for reports in results.values() for r in reports):
         if pictures := dict(report.user_properties).get("pictures"):
-            write("")
-            write(f"Pictures of the two-moons milestone: {pictures}")
+            milestone, drawn = pictures
+            if drawn:
+                write("")
+                write(f"Pictures of the {milestone}: {drawn}")
     write("")
     for line in closing(chosen, results, unloaded, failing, interrupted, hidden):
         write(line)

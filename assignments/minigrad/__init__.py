@@ -1,4 +1,4 @@
-"""minigrad: a small scalar autograd engine, built one part at a time.
+"""minigrad: a small autograd engine, one part at a time: a scalar `Value`, then a NumPy `Tensor`.
 
 `from minigrad import Value` works, but the engine is imported only when asked for: a part
 that does not use it (the checkpoint quiz) must still load while engine.py has a syntax error.

@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 
 from course.requirements import requirements
-from graders import course_seed
+from graders import course_seed, harness
 from graders.cli import VISIBILITIES
 from graders.gradescope.run import SECRET, SETTINGS
 
@@ -31,10 +31,11 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 def kit_files() -> list[Path]:
-    """The grader's and the reference's files and the parts' registry, relative to the repository,
-    caches left out."""
+    """The grader's and the reference's files, the parts' registry and the digits the grader
+    hands part 4's child, relative to the repository, caches left out."""
     grader = [p for p in (ROOT / "graders").rglob("*") if p.suffix == ".py" or p.name == "pytest.ini"]
-    reference = [*(ROOT / "reference" / "minigrad").glob("*.py"), ROOT / "reference" / "checks" / "parts.py"]
+    reference = [*(ROOT / "reference" / "minigrad").glob("*.py"), ROOT / "reference" / "checks" / "parts.py",
+                 harness.DIGITS]  # fmt: skip
     return sorted(p.relative_to(ROOT) for p in grader + reference if "__pycache__" not in p.parts)
 
 

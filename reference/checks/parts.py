@@ -31,7 +31,16 @@ PARTS = (
     Part("value", 1, "the Value operators", "lessons/01-value.md", ("engine",), "test_value.py", 28),
     Part("backward", 2, "backpropagation", "lessons/02-backward.md", ("engine", "gradcheck"), "test_backward.py", 22),
     Part("mlp", 3, "networks and training", "lessons/03-mlp.md", ("engine", "nn"), "test_mlp.py", 27.5),
-    Part("checkpoint", 0, "the checkpoint quiz", "lessons/checkpoint.md", ("checkpoint",), "test_checkpoint.py", 9),
+    Part(
+        "tensor",
+        4,
+        "the Tensor engine",
+        "lessons/04-tensor.md",
+        ("tensor", "layers", "datasets"),
+        "test_tensor.py",
+        32.5,
+    ),
+    Part("checkpoint", 0, "the checkpoint quiz", "lessons/checkpoint.md", ("checkpoint",), "test_checkpoint.py", 12),
 )
 # Optional, for bonus points only: checked when asked for (`make check PART=extensions`).
 EXTENSIONS = Part(

@@ -9,6 +9,7 @@ from minigrad.datasets import four_samples, two_moons
 from minigrad.engine import Value
 from minigrad.nn import MLP, SGD, Layer, Neuron, binary_cross_entropy, hinge_loss, mse_loss, train
 
+from drawing import draw
 from feedback import expect_close, fail
 from trusted import mlp_on_floats
 
@@ -207,20 +208,10 @@ def test_train_zeroes_the_gradients_every_step():
 
 def draw_milestone(model, xs, ys, history, folder) -> str:
     """Draw the milestone's pictures; where they are, or why there are none."""
-    if folder is None:
-        return ""
-    try:
-        from minigrad.plots import decision_boundary, loss_curve
-    except ImportError as exc:
-        return f"no pictures: {exc} (the pictures need matplotlib: `pip install matplotlib`)"
-    try:
-        drawn = [
-            loss_curve(history, folder / "two-moons-loss.png", "two moons: loss of each step"),
-            decision_boundary(model, xs, ys, folder / "two-moons-boundary.png", "two moons: what the model learned"),
-        ]
-    except Exception as exc:  # noqa: BLE001 - a model that cannot be drawn is for the check below to explain
-        return f"no pictures: drawing failed ({type(exc).__name__}: {exc})"
-    return ", ".join(map(str, drawn))
+    return draw(folder, lambda plots: [
+        plots.loss_curve(history, folder / "two-moons-loss.png", "two moons: loss of each step"),
+        plots.decision_boundary(model, xs, ys, folder / "two-moons-boundary.png", "two moons: what the model learned"),
+    ])  # fmt: skip
 
 
 MILESTONE = {"samples": 24, "hidden": 8, "steps": 40, "lr": 0.3, "accuracy": 0.9}
@@ -233,7 +224,7 @@ def test_milestone_two_moons_is_learned(pictures, record_property):
     model = MLP(2, [MILESTONE["hidden"], 1])
     seeded_weights(model, seed=0)
     history = train(model, xs, ys, loss_fn=hinge_loss, lr=MILESTONE["lr"], steps=MILESTONE["steps"])
-    record_property("pictures", draw_milestone(model, xs, ys, history, pictures))
+    record_property("pictures", ("two-moons milestone", draw_milestone(model, xs, ys, history, pictures)))
     correct = sum((model(x).data > 0) == (y > 0) for x, y in zip(xs, ys))
     accuracy = correct / len(xs)
     if accuracy < MILESTONE["accuracy"]:

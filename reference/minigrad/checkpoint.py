@@ -18,6 +18,10 @@ QUESTIONS = {
     "Q7_WHY_PLUS_EQUALS": "ABCD",
     "Q8_BACKWARD_ORDER": "ABCD",
     "Q9_FORGOT_ZERO_GRAD": "ABCD",
+    # Part 4, the Tensor engine:
+    "Q10_BIAS_GRAD": "number",
+    "Q11_SUBTRACT_THE_MAX": "ABCD",
+    "Q12_MOMENTUM_STEP": "number",
 }
 
 # Q1. f = (a*b + c)**2 with a = 3, b = -2, c = 4. What is df/da?
@@ -76,4 +80,28 @@ Q8_BACKWARD_ORDER = "C"
 #   D. The gradients are averaged over the steps.
 ### BEGIN SOLUTION
 Q9_FORGOT_ZERO_GRAD = "B"
+### END SOLUTION
+
+# Part 4 (lessons/04-tensor.md).
+
+# Q10. A bias b of shape (3,) is added to a batch x of shape (5, 3): out = x + b, and the
+# loss is out.sum(). What is b.grad[0]?
+### BEGIN SOLUTION
+Q10_BIAS_GRAD = 5
+### END SOLUTION
+
+# Q11. Why does cross_entropy subtract each row's largest logit before taking exp?
+#   A. It makes the loss smaller, so training converges faster.
+#   B. It cancels out of the softmax, and keeps every e**(x - max) in (0, 1], so logits
+#      like 1000 cannot overflow.
+#   C. It sets the gradient of the largest logit to zero.
+#   D. It scales the logits to unit variance, as batch normalization does.
+### BEGIN SOLUTION
+Q11_SUBTRACT_THE_MAX = "B"
+### END SOLUTION
+
+# Q12. SGD(params, lr=0.1, momentum=0.9), no weight decay. A parameter p = 1.0 gets the
+# gradient 1.0 before each of two steps. What is p after the second step?
+### BEGIN SOLUTION
+Q12_MOMENTUM_STEP = 0.71
 ### END SOLUTION

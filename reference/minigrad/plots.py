@@ -14,12 +14,12 @@ from pathlib import Path
 GRID = 60  # points per side of the decision-boundary grid
 
 
-def loss_curve(history: Sequence[float], path: str | Path, title: str = "training loss") -> Path:
-    """The loss of each training step, as `train` returns them."""
+def loss_curve(history: Sequence[float], path: str | Path, title: str = "training loss", per: str = "step") -> Path:
+    """The loss of each training step, as `train` returns them (or of each epoch, as `fit` does)."""
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(5, 3.5))
     axes.plot(range(len(history)), history, color="tab:blue")
-    axes.set(xlabel="step", ylabel="loss", title=title)
+    axes.set(xlabel=per, ylabel="loss", title=title)
     axes.grid(alpha=0.3)
     return _save(figure, path)
 

@@ -1,0 +1,301 @@
+"""Part 4's steps: tensors, layers, losses, the optimizer and training, on the student's
+`minigrad.tensor` and `minigrad.layers`.
+
+An array travels in a program as {"array": nested lists}; a string names a slot, as in every
+step. NumPy is imported on the first step that needs it, so the child of a grading without
+part 4 never loads it.
+"""
+
+import gzip
+import operator
+import os
+
+from steps import Run, array, reader, step
+
+DIGITS = "digits.csv.gz"  # handed to the child by the parent, beside runner.py
+BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "@": operator.matmul,
+          "**": operator.pow}  # fmt: skip
+METHODS = {"exp", "log", "tanh", "relu", "sigmoid", "sum", "mean", "reshape", "transpose"}
+
+
+def _numpy():
+    import numpy
+
+    return numpy
+
+
+def operand(run, arg):
+    """A slot's object, an array from {"array": ...}, or a plain number."""
+    if isinstance(arg, str):
+        return run.slots[arg]
+    if isinstance(arg, dict) and "array" in arg:
+        return _numpy().array(arg["array"], dtype=float)
+    return arg
+
+
+def error_type(action) -> str:
+    """The type of the error `action()` raises, or "no error": the answer of the *_raises steps."""
+    try:
+        action()
+    except Exception as exc:  # noqa: BLE001 - the type of error is the answer
+        return type(exc).__name__
+    return "no error"
+
+
+def operate(run, op, args, options):
+    values = [operand(run, a) for a in args]
+    if op in BINARY:  # a number or array on the left runs the tensor's reverse operator
+        return BINARY[op](*values)
+    if op == "neg":
+        return -values[0]
+    if op == "T":
+        return values[0].T
+    if op == "reshape":  # reshape(*shape), as NumPy's
+        return values[0].reshape(*options["shape"])
+    if op in METHODS:
+        return getattr(values[0], op)(*values[1:], **options)
+    raise ValueError(f"unknown tensor operation {op}")
+
+
+@step
+def tensor(run, *, into, data, requires_grad=False):
+    """into = Tensor(data, requires_grad=requires_grad)."""
+    run.slots[into] = run.module("tensor").Tensor(operand(run, data), requires_grad=requires_grad)
+
+
+@step
+def tensor_op(run, *, into, op, args, options=None):
+    """into = the operation `op` on the operands (`a + b`, `a @ b`, `a.sum(axis=0)`, `a.T`)."""
+    run.slots[into] = operate(run, op, args, options or {})
+
+
+@step
+def tensor_raises(run, *, op, args, options=None):
+    """Append the type of the error the operation raises, or "no error"."""
+    run.out.append(error_type(lambda: operate(run, op, args, options or {})))
+
+
+@step
+def tensor_backward(run, *, of, grad=None):
+    """of.backward(grad), or of.backward() when no gradient is given."""
+    target = run.slots[of]
+    target.backward() if grad is None else target.backward(operand(run, grad))
+
+
+@step
+def backward_raises(run, *, of, grad=None):
+    """Append the type of the error backward() raises, or "no error"."""
+    run.out.append(error_type(lambda: tensor_backward(run, of=of, grad=grad)))
+
+
+@step
+def zero_grad_of(run, *, of):
+    """of.zero_grad(): a tensor's, or a module's for all its parameters."""
+    run.slots[of].zero_grad()
+
+
+@step
+def central_differences(run, *, into, inputs, output, steps, h=1e-6):
+    """into = d(output)/d(input) for each input, by central differences: the `steps` that made
+    the one-element `output` rerun on copies of the inputs with one entry moved by +-h."""
+    np = _numpy()
+    tensor_class = run.module("tensor").Tensor
+    gradients = []
+    for name in inputs:
+        base = np.array(run.slots[name].data, dtype=float)
+        gradient = np.zeros_like(base)
+        for index in np.ndindex(base.shape):
+            sides = []
+            for sign in (1, -1):
+                moved = base.copy()
+                moved[index] += sign * h
+                inner = Run(run.folder, {**run.slots, name: tensor_class(moved)})
+                for program_step in steps:
+                    inner.perform(program_step)
+                sides.append(float(np.asarray(inner.slots[output].data).reshape(-1)[0]))
+            gradient[index] = (sides[0] - sides[1]) / (2 * h)
+        gradients.append((name, gradient))
+    run.slots[into] = gradients
+
+
+@step
+def parameter(run, *, into, model, index):
+    """into = model.parameters()[index]."""
+    run.slots[into] = run.slots[model].parameters()[index]
+
+
+@step
+def unbroadcast(run, *, into, grad, shape):
+    """into = unbroadcast(grad, shape)."""
+    run.slots[into] = run.module("tensor").unbroadcast(operand(run, grad), tuple(shape))
+
+
+@step
+def layer(run, *, into, kind, args=()):
+    """into = minigrad.layers.<kind>(*args): Linear(nin, nout), ReLU(), Tanh()."""
+    run.slots[into] = getattr(run.module("layers"), kind)(*args)
+
+
+@step
+def sequential(run, *, into, modules):
+    """into = Sequential(*modules), the modules named by their slots."""
+    run.slots[into] = run.module("layers").Sequential(*(run.slots[m] for m in modules))
+
+
+@step
+def set_parameters(run, *, model, values):
+    """Overwrite each parameter's data, in parameters() order."""
+    np = _numpy()
+    for parameter, value in zip(run.slots[model].parameters(), values):
+        parameter.data = np.array(value, dtype=float)
+
+
+@step
+def set_gradients(run, *, model, values):
+    """Give each parameter a gradient (None leaves it without one), in parameters() order."""
+    np = _numpy()
+    for parameter, value in zip(run.slots[model].parameters(), values):
+        parameter.grad = None if value is None else np.array(value, dtype=float)
+
+
+@step
+def forward(run, *, into, model, x):
+    """into = model(x)."""
+    run.slots[into] = run.slots[model](operand(run, x))
+
+
+@step
+def tensor_loss(run, *, into, loss, pred, target):
+    """into = minigrad.layers.<loss>(pred, target)."""
+    run.slots[into] = getattr(run.module("layers"), loss)(run.slots[pred], operand(run, target))
+
+
+@step
+def loss_raises(run, *, loss, pred, target):
+    """Append the type of the error the loss raises, or "no error"."""
+    run.out.append(error_type(lambda: tensor_loss(run, into="_", loss=loss, pred=pred, target=target)))
+
+
+@step
+def optimizer(run, *, into, model, lr, momentum=0.0, weight_decay=0.0):
+    """into = SGD(model.parameters(), lr, momentum=momentum, weight_decay=weight_decay)."""
+    sgd = run.module("layers").SGD
+    run.slots[into] = sgd(run.slots[model].parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
+
+
+@step
+def optimizer_step(run, *, optimizer):
+    """optimizer.step()."""
+    run.slots[optimizer].step()
+
+
+@step
+def batch_order(run, *, into, n, batch_size, seed):
+    """into = the labels of each batch of batches(xs, ys, batch_size, seed), where sample i is
+    [i, -i] with label i: which samples went where, and whether xs and ys stayed paired."""
+    np = _numpy()
+    xs = np.stack([np.arange(n), -np.arange(n)], axis=1).astype(float)
+    made = []
+    for xb, yb in run.module("layers").batches(xs, np.arange(n), batch_size, seed):
+        paired = bool(np.array_equal(np.asarray(xb)[:, 0], np.asarray(yb)))
+        made.append([int(y) for y in yb] if paired else "xs and ys no longer paired")
+    run.slots[into] = made
+
+
+@step
+def batches_raise(run, *, n_xs, n_ys, batch_size):
+    """Append the type of the error batches() raises on bad input, or "no error"."""
+    np = _numpy()
+    run.out.append(
+        error_type(lambda: list(run.module("layers").batches(np.zeros((n_xs, 2)), np.zeros(n_ys), batch_size, 0)))
+    )
+
+
+@step
+def fit(run, *, into, model, xs, ys, loss, lr, momentum, weight_decay, epochs, batch_size, seed):
+    """into = fit(model, xs, ys, loss, SGD(...), epochs, batch_size, seed): the epoch losses."""
+    layers = run.module("layers")
+    sgd = layers.SGD(run.slots[model].parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    data, labels = operand(run, xs), operand(run, ys)
+    if loss == "cross_entropy":
+        labels = labels.astype(int)
+    run.slots[into] = layers.fit(run.slots[model], data, labels, getattr(layers, loss), sgd, epochs, batch_size, seed)
+
+
+@step
+def digits(run, *, train, test, split):
+    """train, test = the 8x8 digits (pixels / 16, labels), the first `split` images to train."""
+    np = _numpy()
+    with gzip.open(os.path.join(os.path.dirname(run.folder), DIGITS), "rt") as f:
+        table = np.loadtxt(f, delimiter=",")
+    xs, ys = table[:, :-1] / 16.0, table[:, -1].astype(int)
+    run.slots[train], run.slots[test] = (xs[:split], ys[:split]), (xs[split:], ys[split:])
+
+
+@step
+def fit_digits(run, *, into, model, data, lr, momentum, epochs, batch_size, seed):
+    """into = the epoch losses of fit() with cross_entropy on the digits slot `data`."""
+    layers = run.module("layers")
+    xs, ys = run.slots[data]
+    sgd = layers.SGD(run.slots[model].parameters(), lr=lr, momentum=momentum)
+    run.slots[into] = layers.fit(run.slots[model], xs, ys, layers.cross_entropy, sgd, epochs, batch_size, seed)
+
+
+@step
+def digits_accuracy(run, *, into, model, data):
+    """into = the fraction of the digits slot `data` the model labels right (largest logit)."""
+    np = _numpy()
+    xs, ys = run.slots[data]
+    logits = np.asarray(run.slots[model](xs).data)
+    run.slots[into] = float(np.mean(logits.argmax(axis=1) == ys))
+
+
+@reader
+def tensor_data(run, obj):
+    """A tensor's data (or an array itself), as an array answer."""
+    return array(getattr(obj, "data", obj))
+
+
+@reader
+def tensor_grad(run, obj):
+    """A tensor's gradient: an array answer, or the words "None" where it has none."""
+    return "None" if obj.grad is None else array(obj.grad)
+
+
+@reader
+def parameter_arrays(run, obj):
+    """Every parameter's data, in parameters() order."""
+    return [array(p.data) for p in obj.parameters()]
+
+
+@reader
+def parameter_shapes(run, obj):
+    """Every parameter's shape and whether it requires grad, in parameters() order."""
+    return [f"{tuple(p.shape)}{' requires grad' if p.requires_grad else ''}" for p in obj.parameters()]
+
+
+@reader
+def parameter_bounds(run, obj):
+    """Each parameter's largest absolute entry (Linear draws them in +-1/sqrt(nin))."""
+    return [float(abs(p.data).max()) for p in obj.parameters()]
+
+
+@reader
+def gradient_gap(run, obj):
+    """The largest |backward()'s gradient - the numerical one| over the inputs of a
+    central_differences slot (read after backward())."""
+    np = _numpy()
+    gaps = []
+    for name, numeric in obj:
+        grad = run.slots[name].grad
+        if grad is None or np.shape(grad) != numeric.shape:
+            found = "None" if grad is None else f"of shape {np.shape(grad)}"
+            return f"{name}.grad is {found}, not of shape {numeric.shape}"
+        gaps.append(float(np.max(np.abs(np.asarray(grad, dtype=float) - numeric))))
+    return max(gaps)
+
+
+@reader
+def labels(run, obj):
+    """Plain data a step already made of whole numbers and words (batch_order's)."""
+    return obj
