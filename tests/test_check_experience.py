@@ -208,3 +208,13 @@ def test_untouched_extensions_are_called_optional(tmp_path: Path) -> None:
     assert "not attempted yet: `Value.sin`" in run.stdout
     assert "The extensions are optional: each one that passes its hidden tests adds bonus points." in run.stdout
     assert "Nothing passes yet" not in run.stdout
+
+
+def test_the_untouched_tensor_part_passes_nothing_and_says_where_to_begin(tmp_path: Path) -> None:
+    run = check(ROOT / "assignments", "--part", "tensor")
+    assert run.returncode == 1 and "53 failed in" in run.stdout and not re.search(r"\d+ passed", run.stdout)
+    assert "not attempted yet: `Add.forward`" in run.stdout
+    assert (
+        "Nothing passes yet, which is where everyone starts. Begin with part 4, the Tensor engine:\n"
+        "read lessons/04-tensor.md, fill the holes it names, then run\n`make check PART=tensor`."
+    ) in run.stdout

@@ -284,9 +284,10 @@ def closing(chosen: list[Part], results: dict, unloaded: dict, failing: list[Par
         if chosen == [EXTENSIONS]:
             lines = ["The extensions are optional: each one that passes its hidden tests adds bonus points."]
         elif not any(r.passed for reports in results.values() for r in reports) and not unloaded:
-            lines = ["Nothing passes yet, which is where everyone starts. Begin with part 1:",
-                     "read lessons/01-value.md, fill the holes in minigrad/engine.py, then run",
-                     "`make check PART=value`."]  # fmt: skip
+            start = chosen[0] if len(chosen) == 1 else PARTS[0]  # the part asked for, or the first
+            lines = [f"Nothing passes yet, which is where everyone starts. Begin with {start.label}:",
+                     f"read {start.lesson}, fill the holes it names, then run",
+                     f"`make check PART={start.name}`."]  # fmt: skip
         return lines
     if chosen == [EXTENSIONS]:
         return ["The optional extensions pass every public check: their hidden tests add bonus points."]
