@@ -49,21 +49,37 @@ def leaf(p: Program, rng, name: str, shape: tuple, low: float = -2.0, high: floa
     return name
 
 
-def out_shape(op: str, shapes: list[tuple], options: dict) -> tuple:
-    import numpy as np  # the parent only: the shapes of the reference's answers
+def broadcast(a: tuple, b: tuple) -> tuple:
+    """NumPy's broadcast shape of two shapes that broadcast (the suite only draws such pairs)."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    return tuple(max(x, y) for x, y in zip(a, b))
 
-    arrays = [np.zeros(s) for s in shapes]
+
+def out_shape(op: str, shapes: list[tuple], options: dict) -> tuple:
+    """The shape of the operation's output, for the gradient sent into backward(). Worked out
+    here rather than with NumPy, which the grading process has no other reason to import."""
+    first = shapes[0]
     if op in BINARY:
-        return np.broadcast_shapes(*shapes)
+        return broadcast(*shapes)
     if op == "matmul":
-        return (arrays[0] @ arrays[1]).shape
+        a, b = shapes
+        if len(b) == 1:
+            return a[:-1]
+        if len(a) == 1:
+            return b[:-2] + b[-1:]
+        return broadcast(a[:-2], b[:-2]) + (a[-2], b[-1])
     if op in ("sum", "mean"):
-        return arrays[0].sum(**options).shape
+        kept = (1,) if options.get("keepdims") else ()
+        if options.get("axis") is None:
+            return kept * len(first)
+        axis = options["axis"] % len(first)
+        return first[:axis] + kept + first[axis + 1 :]
     if op == "reshape":
-        return arrays[0].reshape(options["shape"]).shape
+        return tuple(options["shape"])
     if op == "transpose":
-        return arrays[0].T.shape
-    return shapes[0]
+        return first[::-1]
+    return first
 
 
 def op_program(rng, op: str, shapes: list[tuple], options: dict, with_grad: bool) -> Program:
@@ -360,12 +376,12 @@ def fit_cases(rng) -> list[Case]:
     return [Case("fit", "tensor", "fit()", hint, [p], points=1.5)]
 
 
-MILESTONE_ACCURACY = 0.85  # the reference reaches 0.91 to 0.92 on the last 297 digits, whatever the draw
+MILESTONE_ACCURACY = 0.85  # the reference reaches 0.92 to 0.94 on the last 297 digits, whatever the draw
 
 
 def milestone_cases(rng) -> list[Case]:
     p = Program(shown="Sequential(Linear(64, 32), ReLU(), Linear(32, 10)) trained with fit() on 1,500 digits "
-                "(cross_entropy, SGD lr=0.05 momentum=0.9, 10 epochs of batches of 32), then its accuracy on "
+                "(cross_entropy, SGD lr=0.1 momentum=0.9, 5 epochs of batches of 32), then its accuracy on "
                 "the other 297")  # fmt: skip
     p.add("digits", train="train", test="test", split=1500)
     for name, kind, args in [("l1", "Linear", [64, 32]), ("r", "ReLU", []), ("l2", "Linear", [32, 10])]:
@@ -375,7 +391,7 @@ def milestone_cases(rng) -> list[Case]:
     values += [array(rng, s, -0.17, 0.17)["array"] for s in [(32, 10), (10,)]]
     p.add("set_parameters", model="m", values=values)
     p.inputs["parameters"] = "seeded, set in parameters() order"
-    p.add("fit_digits", into="losses", model="m", data="train", lr=0.05, momentum=0.9, epochs=10, batch_size=32, seed=0)
+    p.add("fit_digits", into="losses", model="m", data="train", lr=0.1, momentum=0.9, epochs=5, batch_size=32, seed=0)
     p.add("digits_accuracy", into="accuracy", model="m", data="test")
     p.read("answer", "accuracy", "test accuracy")
 
