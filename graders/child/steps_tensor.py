@@ -48,8 +48,6 @@ def operate(run, op, args, options):
         return BINARY[op](*values)
     if op == "neg":
         return -values[0]
-    if op == "T":
-        return values[0].T
     if op == "reshape":  # reshape(*shape), as NumPy's
         return values[0].reshape(*options["shape"])
     if op in METHODS:
@@ -65,14 +63,8 @@ def tensor(run, *, into, data, requires_grad=False):
 
 @step
 def tensor_op(run, *, into, op, args, options=None):
-    """into = the operation `op` on the operands (`a + b`, `a @ b`, `a.sum(axis=0)`, `a.T`)."""
+    """into = the operation `op` on the operands (`a + b`, `a @ b`, `a.sum(axis=0)`, `a.transpose()`)."""
     run.slots[into] = operate(run, op, args, options or {})
-
-
-@step
-def tensor_raises(run, *, op, args, options=None):
-    """Append the type of the error the operation raises, or "no error"."""
-    run.out.append(error_type(lambda: operate(run, op, args, options or {})))
 
 
 @step
