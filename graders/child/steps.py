@@ -153,6 +153,22 @@ def _numbers(values: object) -> object:
     return [_numbers(v) for v in values] if isinstance(values, list) else number(values)
 
 
+def error_type(action: Callable[[], object]) -> str:
+    """The type name of the error `action()` raises, or "no error": the answer of a step that
+    checks what bad input does."""
+    try:
+        action()
+    except Exception as exc:  # noqa: BLE001 - the type of error is the answer
+        return type(exc).__name__
+    return "no error"
+
+
+@step
+def raises(run: Run, *, action: list) -> None:
+    """Send back the type name of the error the step `action` raises, or "no error"."""
+    run.out.append(error_type(lambda: run.perform(action)))
+
+
 @step
 def read(run: Run, *, kind: str, ref: str) -> None:
     """Send back what the read kind `kind` makes of the object in slot `ref`."""

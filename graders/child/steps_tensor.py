@@ -10,7 +10,7 @@ import gzip
 import operator
 import os
 
-from steps import Run, array, reader, step
+from steps import Run, array, error_type, reader, step
 
 DIGITS = "digits.csv.gz"  # handed to the child by the parent, beside runner.py
 BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "@": operator.matmul,
@@ -31,15 +31,6 @@ def operand(run, arg):
     if isinstance(arg, dict) and "array" in arg:
         return _numpy().array(arg["array"], dtype=float)
     return arg
-
-
-def error_type(action) -> str:
-    """The type of the error `action()` raises, or "no error": the answer of the *_raises steps."""
-    try:
-        action()
-    except Exception as exc:  # noqa: BLE001 - the type of error is the answer
-        return type(exc).__name__
-    return "no error"
 
 
 def operate(run, op, args, options):
@@ -72,12 +63,6 @@ def tensor_backward(run, *, of, grad=None):
     """of.backward(grad), or of.backward() when no gradient is given."""
     target = run.slots[of]
     target.backward() if grad is None else target.backward(operand(run, grad))
-
-
-@step
-def backward_raises(run, *, of, grad=None):
-    """Append the type of the error backward() raises, or "no error"."""
-    run.out.append(error_type(lambda: tensor_backward(run, of=of, grad=grad)))
 
 
 @step
@@ -163,12 +148,6 @@ def tensor_loss(run, *, into, loss, pred, target):
 
 
 @step
-def loss_raises(run, *, loss, pred, target):
-    """Append the type of the error the loss raises, or "no error"."""
-    run.out.append(error_type(lambda: tensor_loss(run, into="_", loss=loss, pred=pred, target=target)))
-
-
-@step
 def optimizer(run, *, into, model, lr, momentum=0.0, weight_decay=0.0):
     """into = SGD(model.parameters(), lr, momentum=momentum, weight_decay=weight_decay)."""
     sgd = run.module("layers").SGD
@@ -215,29 +194,22 @@ def fit(run, *, into, model, xs, ys, loss, lr, momentum, weight_decay, epochs, b
 
 
 @step
-def digits(run, *, train, test, split):
-    """train, test = the 8x8 digits (pixels / 16, labels), the first `split` images to train."""
+def digits(run, *, into, split):
+    """The 8x8 digits (pixels / 16) and their labels: the first `split` images in slots
+    `<into>_train_xs` and `<into>_train_ys`, the rest in `<into>_test_xs` and `<into>_test_ys`."""
     np = _numpy()
     with gzip.open(os.path.join(os.path.dirname(run.folder), DIGITS), "rt") as f:
         table = np.loadtxt(f, delimiter=",")
     xs, ys = table[:, :-1] / 16.0, table[:, -1].astype(int)
-    run.slots[train], run.slots[test] = (xs[:split], ys[:split]), (xs[split:], ys[split:])
+    for name, rows in (("train", slice(None, split)), ("test", slice(split, None))):
+        run.slots[f"{into}_{name}_xs"], run.slots[f"{into}_{name}_ys"] = xs[rows], ys[rows]
 
 
 @step
-def fit_digits(run, *, into, model, data, lr, momentum, epochs, batch_size, seed):
-    """into = the epoch losses of fit() with cross_entropy on the digits slot `data`."""
-    layers = run.module("layers")
-    xs, ys = run.slots[data]
-    sgd = layers.SGD(run.slots[model].parameters(), lr=lr, momentum=momentum)
-    run.slots[into] = layers.fit(run.slots[model], xs, ys, layers.cross_entropy, sgd, epochs, batch_size, seed)
-
-
-@step
-def digits_accuracy(run, *, into, model, data):
-    """into = the fraction of the digits slot `data` the model labels right (largest logit)."""
+def accuracy(run, *, into, model, xs, ys):
+    """into = the fraction of the samples the model labels right (its largest logit)."""
     np = _numpy()
-    xs, ys = run.slots[data]
+    xs, ys = operand(run, xs), operand(run, ys)
     logits = np.asarray(run.slots[model](xs).data)
     run.slots[into] = float(np.mean(logits.argmax(axis=1) == ys))
 

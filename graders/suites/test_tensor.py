@@ -225,8 +225,8 @@ def backward_cases(rng) -> list[Case]:
     leaf(checks, rng, "a", (2, 3))
     leaf(checks, rng, "b", (2, 3))
     checks.add("tensor_op", into="out", op="*", args=["a", "b"])
-    checks.add("backward_raises", of="out")
-    checks.add("backward_raises", of="out", grad=array(rng, (3, 2)))
+    checks.add("raises", action=["tensor_backward", {"of": "out"}])
+    checks.add("raises", action=["tensor_backward", {"of": "out", "grad": array(rng, (3, 2))}])
     checks.labels += ["backward() without a grad on a (2, 3) tensor", "backward(grad) with a grad of the wrong shape"]
     hint = "zero_grad() sets grad back to None; backward() needs a grad unless the tensor has one element"
     rules = Case("backward-rules", "tensor", "zero_grad() and backward()'s own checks", hint, [p, checks])
@@ -303,7 +303,10 @@ def loss_cases(rng) -> list[Case]:
     p.read("tensor_grad", "pred", "gradient of pred")
     bad = Program(shown="mse_loss(pred of shape (4, 1), target of shape (4,))")
     leaf(bad, rng, "pred", (4, 1))
-    bad.add("loss_raises", loss="mse_loss", pred="pred", target=array(rng, (4,)))
+    bad.add(
+        "raises",
+        action=["tensor_loss", {"into": "loss", "loss": "mse_loss", "pred": "pred", "target": array(rng, (4,))}],
+    )
     bad.labels.append("the error")
     made = [Case("mse", "tensor", "mse_loss", "the mean of (pred - target)**2 over every entry", [p, bad])]
 
@@ -383,7 +386,7 @@ def milestone_cases(rng) -> list[Case]:
     p = Program(shown="Sequential(Linear(64, 32), ReLU(), Linear(32, 10)) trained with fit() on 1,500 digits "
                 "(cross_entropy, SGD lr=0.1 momentum=0.9, 5 epochs of batches of 32), then its accuracy on "
                 "the other 297")  # fmt: skip
-    p.add("digits", train="train", test="test", split=1500)
+    p.add("digits", into="digits", split=1500)
     for name, kind, args in [("l1", "Linear", [64, 32]), ("r", "ReLU", []), ("l2", "Linear", [32, 10])]:
         p.add("layer", into=name, kind=kind, args=args)
     p.add("sequential", into="m", modules=["l1", "r", "l2"])
@@ -391,8 +394,9 @@ def milestone_cases(rng) -> list[Case]:
     values += [array(rng, s, -0.17, 0.17)["array"] for s in [(32, 10), (10,)]]
     p.add("set_parameters", model="m", values=values)
     p.inputs["parameters"] = "seeded, set in parameters() order"
-    p.add("fit_digits", into="losses", model="m", data="train", lr=0.1, momentum=0.9, epochs=5, batch_size=32, seed=0)
-    p.add("digits_accuracy", into="accuracy", model="m", data="test")
+    p.add("fit", into="losses", model="m", xs="digits_train_xs", ys="digits_train_ys", loss="cross_entropy", lr=0.1,
+          momentum=0.9, weight_decay=0.0, epochs=5, batch_size=32, seed=0)  # fmt: skip
+    p.add("accuracy", into="accuracy", model="m", xs="digits_test_xs", ys="digits_test_ys")
     p.read("answer", "accuracy", "test accuracy")
 
     def learned(got: list, want: list) -> str | None:
