@@ -55,9 +55,11 @@ def apply(run: Run, *, into: str, op: str, operands: list) -> None:
 
 
 @step
-def chain(run: Run, *, into: str, start: str, op: str, operand: float, times: int) -> None:
-    """((start op operand) op operand) ... `times` times: deep graphs without huge programs."""
-    node = run.slots[start]
+def chain(run: Run, *, into: str, start: str, op: str, operand: float | str, times: int) -> None:
+    """((start op operand) op operand) ... `times` times: deep graphs without huge programs.
+    The operand is a number, or a slot name: then every link shares that one Value, and the
+    graph is as deep with half the nodes."""
+    node, operand = run.slots[start], run.resolve(operand)
     for _ in range(times):
         node = operate(op, [node, operand])
     run.slots[into] = node

@@ -93,9 +93,11 @@ def worked_example(rng) -> list[Case]:
 def deep_chain(rng) -> list[Case]:
     p = Program()
     p.value(round(rng.uniform(0.5, 1.5), 4), "x")
-    p.add("chain", into="y", start="x", op="+", operand=0.5, times=100_000)
+    p.value(0.5, "c")
+    # One shared c, not a new constant per link: as deep, with half the nodes to build and visit.
+    p.add("chain", into="y", start="x", op="+", operand="c", times=100_000)
     p.add("backward", root="y")
-    p.shown = "x + 0.5 + 0.5 + ... (100,000 additions)"
+    p.shown = "x + c + c + ... (100,000 additions of the same c)"
     p.read("grad", "x", "gradient of x")
     hint = "Python stops at about 1,000 nested calls: build the order with a loop and an explicit stack"
     return [Case("deep-chain", "backward", "backward() on a chain 100,000 nodes deep", hint, [p], points=2.0)]
