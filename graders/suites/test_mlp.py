@@ -121,7 +121,7 @@ def trajectory_cases(rng) -> list[Case]:
     return [Case("trajectory", "mlp", "a 10-step training trajectory", hint, [p], points=3.0)]
 
 
-MILESTONE = {"train": 24, "test": 60, "hidden": 8, "steps": 40, "lr": 0.05}  # a linear net diverges at 0.3
+MILESTONE = {"train": 24, "test": 60, "hidden": 8, "steps": 20, "lr": 0.05}  # a linear net diverges at 0.3
 
 
 def milestone_cases(rng) -> list[Case]:
