@@ -83,6 +83,9 @@ def run_suites(run: context.GradingRun, parts: list[str], report: Path) -> tuple
         *(str(SUITES / f"test_{part}.py") for part in parts),
         "-c", str(SUITES / "pytest.ini"),
         "-q", "--no-header", "-p", "no:cacheprovider", "--tb=no", "-rN", "--assert=plain",
+        # No student code runs in this process, so it has no unraisable exceptions to report,
+        # and that plugin's garbage collections at exit cost a tenth of the parent's time.
+        "-p", "no:unraisableexception",
         "-p", "pytest_jsonreport.plugin", "--json-report", f"--json-report-file={report}",
         "--json-report-omit=collectors",
     ]  # fmt: skip
