@@ -284,6 +284,18 @@ def test_a_grader_failure_is_recorded_and_the_batch_goes_on(tmp_path: Path) -> N
     assert os.listdir(tmp_path / "elsewhere") == []
 
 
+def test_a_gradebook_that_fails_is_said_and_every_grade_file_is_written(tmp_path: Path) -> None:
+    """Grades reach the gradebook while the class is graded; a database that cannot be
+    opened (here a server URL whose driver is not installed) costs the gradebook only."""
+    out = tmp_path / "out"
+    run = grade_class(folders(tmp_path / "class"), out, "--parts", "checkpoint", "--gradebook", "nosuchdb://host/db")
+    assert "gradebook: not written: NoSuchModuleError: " in run.stderr
+    assert "store them again with --resume" in run.stderr
+    assert totals(out) == QUIZ
+    assert read_csv(out / "errors.csv") == []
+    assert (out / "summary.md").stat().st_size > 0 and not (out / "gradebook.db").exists()
+
+
 def test_official_uses_the_course_seed_for_everyone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     classes = folders(tmp_path / "class")
     monkeypatch.setenv(course_seed.SECRET_VARIABLE, "")

@@ -91,12 +91,40 @@ def test_a_bonus_test_is_extra_credit(class_results: dict[str, dict], empty_grad
         assert {nb.name: nb.score for nb in submission.notebooks}["value"] == 28 + 3 + 1.5  # sin, cos, sqrt too
 
 
-def test_results_that_are_not_the_kits_format_get_a_clear_error(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    with pytest.raises(ValueError, match="eve: results.json has no tests"):
-        store(url, {"eve": {"score": 3}}, None)
-    with pytest.raises(ValueError, match="eve: test 1 lacks a name, tags, score or max_score"):
-        store(url, {"eve": {"tests": [{"name": "value: a + b", "score": 1}]}}, None)
+def test_results_that_are_not_the_kits_format_get_a_clear_message_and_the_rest_go_in(
+    class_results: dict[str, dict], empty_gradebook: Path, tmp_path: Path
+) -> None:
+    url = gradebook_url(empty_gradebook, tmp_path)
+    broken = {"eve": {"score": 3}, "fay": {"tests": [{"name": "value: a + b", "score": 1}]}}
+    clashing = json.loads(json.dumps(class_results["ben"]))
+    clashing["tests"][0]["max_score"] += 1  # a test worth other points than Ada's same test
+    assert store(url, {"ada": class_results["ada"], "ben": clashing, **broken}, None) == [
+        f"ben: tests whose part or points differ from others' (['{clashing['tests'][0]['name']}']); "
+        "not in the gradebook",
+        "eve: results.json has no tests[] to put in the gradebook; not in the gradebook",
+        "fay: test 1 lacks a name, tags, score or max_score ('tags'); not in the gradebook",
+    ]
+    rows = nbgrader_export(url, tmp_path)
+    assert {s: float(row["score"]) for s, row in rows.items()} == {"ada": class_results["ada"]["score"]}
+
+
+def test_a_student_stored_before_new_tests_appear_gets_a_grade_in_every_cell(
+    class_results: dict[str, dict], empty_gradebook: Path, tmp_path: Path
+) -> None:
+    """Grades are stored as they arrive: when a later student brings tests the gradebook has
+    no cell for yet, the earlier students are stored again, so each has a grade per cell."""
+    ben = {**class_results["ben"], "tests": [t for t in class_results["ben"]["tests"] if t["tags"] == ["value"]]}
+    url = gradebook_url(empty_gradebook, tmp_path)
+    lacking = len(class_results["ada"]["tests"]) - len(ben["tests"])
+    assert store(url, {"a-ben": ben, "b-ada": class_results["ada"]}, None) == [
+        f"a-ben: {lacking} tests other students have are not in these results; they count 0"
+    ]
+    with Gradebook(url) as gradebook:
+        cells = sum(len(nb.grade_cells) for nb in gradebook.find_assignment(ASSIGNMENT).notebooks)
+        for student in ("a-ben", "b-ada"):
+            submission = gradebook.find_submission(ASSIGNMENT, student)
+            assert sum(len(nb.grades) for nb in submission.notebooks) == cells == len(class_results["ada"]["tests"])
+        assert gradebook.find_submission(ASSIGNMENT, "a-ben").score == part_scores(ben)["value"]
 
 
 def test_a_student_graded_on_fewer_tests_is_reported(

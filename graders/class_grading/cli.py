@@ -9,7 +9,7 @@ Every student is graded by `minigrad-grade` with one seed for the whole class (s
 students with the same bug get the same score), the reference's answers computed once.
 Under DIR: {student}/results.json, report.json, feedback.md, feedback.html, grading.json;
 grades.csv, errors.csv, changes.csv (on a regrade), item_analysis.csv, summary.md,
-histogram.png and feedback.zip; the grades also go into nbgrader's gradebook (DIR/gradebook.db
+histogram.png and feedback.zip; each grade also goes into nbgrader's gradebook as it arrives (DIR/gradebook.db
 unless --gradebook names another). A grader failure on one student is recorded in errors.csv
 and the batch goes on; Ctrl-C stops the running gradings and keeps every finished one.
 """
@@ -91,6 +91,7 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
     options = ("--seed", str(seed), "--parts", args.parts, "--isolation", args.isolation,
                *(["--official"] if args.official else []))  # fmt: skip
     wanted = {"seed": seed, "parts": args.parts, "kit": kit}
+    grades = open_gradebook(args.gradebook or f"sqlite:///{out.resolve() / GRADEBOOK}", expected)
     before, tasks, kept = {}, [], 0
     for submission in submissions:
         previous = records.load(out, submission.student)
@@ -98,6 +99,8 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
             before[submission.student] = previous.results
         if args.resume and previous is not None and _unchanged(previous, wanted, submission.folder):
             kept += 1
+            if grades:
+                grades.add(submission.student, previous.results)
             continue
         records.forget(out / submission.student)  # complete again only once this grading is
         tasks.append(Task(submission.student, submission.folder, _last_seconds(out, submission.student)))
@@ -110,7 +113,7 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
         pool, slots = cluster.connect(args.scheduler, args.tls_ca_file, args.tls_cert, args.tls_key)
     else:
         pool, slots = grading.executor(args.jobs), args.jobs
-    failed, interrupted = run(tasks, pool, 2 * slots, make_job, partial(finish, out=out, wanted=wanted))
+    failed, interrupted = run(tasks, pool, 2 * slots, make_job, partial(finish, out=out, wanted=wanted, grades=grades))
     students = [s.student for s in submissions]
     graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in failed}
     missing = [s for s in expected if s not in students]
@@ -121,7 +124,8 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
              "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
              "errors": len(failed), "missing": missing, "warnings": warnings,
              "not_on_roster": [s for s in students if expected and s not in expected]}  # fmt: skip
-    store_grades(args.gradebook or f"sqlite:///{out.resolve() / GRADEBOOK}", graded, expected)
+    for message in close_gradebook(grades):
+        print(f"gradebook: {message}", file=sys.stderr)
     items = tables.item_analysis(out, graded)
     print(report.summary(out, facts, graded, items))
     if graded:
@@ -158,14 +162,13 @@ def _job(task: Task, options: tuple[str, ...], kit: str, cache: str | None) -> g
     return grading.Job(task.student, packed.archive, packed.digest, options, kit, cache, task.seconds)
 
 
-def store_grades(url: str, graded: dict[str, Record], expected: list[str]) -> None:
-    """Every grade into nbgrader's gradebook, so `nbgrader export` gives the same totals; what
-    the instructor must know (off-roster students, tests some results lack) is printed."""
+def open_gradebook(url: str, expected: list[str]) -> gradebook.Writer | None:
+    """nbgrader's gradebook, opened now and fed each grade as it is written, so `nbgrader
+    export` gives the same totals; None (and said) for a SQLite file that is a link."""
     if url.startswith("sqlite:///") and Path(url.removeprefix("sqlite:///")).is_symlink():
         print(f"gradebook: {url} is a link; not written through", file=sys.stderr)
-        return
-    for message in gradebook.store(url, {s: r.results for s, r in graded.items()}, expected or None):
-        print(f"gradebook: {message}", file=sys.stderr)
+        return None
+    return gradebook.Writer(url, expected or None)
 
 
 def run(tasks: list[Task], pool: Executor, window: int, make_job: Callable[[Task], grading.Job],
@@ -211,9 +214,23 @@ def _problem(future: Future) -> str | None:
     return future.result().problem
 
 
-def finish(job: grading.Job, graded: grading.Graded, out: Path, wanted: dict) -> str | None:
+def close_gradebook(grades: gradebook.Writer | None) -> list[str]:
+    """What the gradebook has to say once every grade is in; a database that failed (an
+    unreachable server, an `alembic` stamp cut short by Ctrl-C) is said, and the grade files,
+    tables and report are written all the same."""
+    if grades is None:
+        return []
+    try:
+        return grades.close()
+    except Exception as error:  # noqa: BLE001 - any database failure: the files under --out stand
+        return [f"not written: {type(error).__name__}: {error}; every grade file is; store them again with --resume"]
+
+
+def finish(
+    job: grading.Job, graded: grading.Graded, out: Path, wanted: dict, grades: gradebook.Writer | None
+) -> str | None:
     """A grade's files under `out`: results.json and report.json, then its feedback, then
-    grading.json, which marks it complete."""
+    grading.json, which marks it complete; then the grade goes to the gradebook."""
     folder = out / job.student
     if folder.is_symlink():
         return f"{folder} is a symbolic link; nothing was written through it"
@@ -227,6 +244,8 @@ def finish(job: grading.Job, graded: grading.Graded, out: Path, wanted: dict) ->
     feedback.write(folder, job.student, results)
     graded_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     records.write_grading(folder, {**wanted, "submission": job.digest, "graded_at": graded_at})
+    if grades:
+        grades.add(job.student, results)
     return None
 
 

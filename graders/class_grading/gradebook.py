@@ -19,18 +19,22 @@ import sys
 import sysconfig
 import warnings
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # nbgrader imports jsonschema, whose optional IRI checker (rfc3987_syntax, pulled in by
 # jupyter-events) compiles 38 grammars on import: 2.6 s of every class run, for a format no
 # gradebook write uses. Marking it absent makes jsonschema skip that one checker.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.exc import SAWarning  # noqa: E402
+
+if TYPE_CHECKING:
+    from nbgrader.api import Gradebook
 
 ASSIGNMENT = "minigrad"
 BONUS = "bonus"
@@ -71,40 +75,101 @@ def cells_of(student: str, results: dict) -> dict[Cell, float]:
     return scored
 
 
-def store(url: str, results_by_student: dict[str, dict], roster: list[str] | None) -> list[str]:
-    """Write every student's grades into the nbgrader gradebook at `url` (any SQLAlchemy
-    URL, `sqlite:///path/gradebook.db` by default) and add the roster's students, graded or
-    not (`nbgrader export` gives 0 to a student with no submission). Returns what the
-    instructor must know: students graded but not on the roster (kept, never dropped) and
-    students whose results lack tests that others have (those count 0)."""
-    scored = {student: cells_of(student, results) for student, results in sorted(results_by_student.items())}
-    layout = {cell.name: cell for cells in scored.values() for cell in cells}
-    clashing = {cell.name for cells in scored.values() for cell in cells if layout[cell.name] != cell}
-    if clashing:
-        raise ValueError(f"tests with different parts or points across students: {sorted(clashing)}")
-    messages = []
-    _make_sqlite_folder(url)
-    with _alembic_on_path(), Gradebook(url) as gradebook:
-        gradebook.update_or_create_assignment(ASSIGNMENT)
-        for cell in layout.values():
-            gradebook.update_or_create_notebook(cell.part, ASSIGNMENT)
-            gradebook.update_or_create_grade_cell(
-                cell.name, cell.part, ASSIGNMENT, max_score=cell.max_score, cell_type="code"
-            )
-        messages += _earlier_cells(gradebook, {(cell.part, cell.name) for cell in layout.values()})
-        for student in roster or []:
-            gradebook.update_or_create_student(student)
-        for student, cells in scored.items():
-            if roster is not None and student not in roster:
-                messages.append(f"{student}: not on the roster; graded and added to the gradebook anyway")
-            gradebook.update_or_create_student(student)
-            _record(gradebook, student, cells)
-            missing = len(layout) - len(cells)
-            if missing:
-                messages.append(
-                    f"{student}: {missing} tests other students have are not in these results; they count 0"
+class Writer:
+    """nbgrader's gradebook at `url` (any SQLAlchemy URL, `sqlite:///path/gradebook.db` by
+    default), written one student at a time as the class's grades arrive.
+
+    Opening a new gradebook costs seconds (nbgrader imports Jupyter's stack and stamps the
+    database with an `alembic` run) and each student's records about 50 ms; done while the
+    gradings run, that work no longer waits for the last grade. Every call runs on one
+    thread of its own, because nbgrader's session belongs to the thread that opened it.
+    The roster's students are added graded or not (`nbgrader export` gives 0 to a student
+    with no submission). One student's unusable results are reported, never stop the rest."""
+
+    def __init__(self, url: str, roster: list[str] | None) -> None:
+        self.roster = roster
+        self.layout: dict[str, Cell] = {}  # every test seen so far, by name: one grade cell each
+        self.stored: dict[str, tuple[dict[Cell, float], int]] = {}  # student -> cells, layout size then
+        self.problems: dict[str, str] = {}
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradebook")
+        self.pending = [self.thread.submit(self._open, url)]
+
+    def add(self, student: str, results: dict) -> None:
+        """Queue a student's grades; a later `add` of the same student replaces them."""
+        self.pending.append(self.thread.submit(self._add, student, results))
+
+    def close(self) -> list[str]:
+        """Wait for every queued student, then say what the instructor must know: students
+        graded but not on the roster (kept, never dropped), results the gradebook could not
+        take, results lacking tests that others have (those count 0), cells an earlier store
+        made that these results lack."""
+        self.pending.append(self.thread.submit(self._finish))
+        try:
+            *_, messages = [future.result() for future in self.pending]
+        finally:
+            self.thread.shutdown()
+        return messages
+
+    def _open(self, url: str) -> None:
+        from nbgrader.api import Gradebook  # imported here, on this thread, while the gradings run
+
+        _make_sqlite_folder(url)
+        with _alembic_on_path():
+            self.gradebook = Gradebook(url)
+        self.gradebook.update_or_create_assignment(ASSIGNMENT)
+        for student in self.roster or []:
+            self.gradebook.update_or_create_student(student)
+
+    def _add(self, student: str, results: dict) -> None:
+        try:
+            cells = cells_of(student, results)
+        except ValueError as error:
+            self.problems[student] = str(error)
+            return
+        if clashing := sorted(cell.name for cell in cells if self.layout.get(cell.name, cell) != cell):
+            self.problems[student] = f"{student}: tests whose part or points differ from others' ({clashing[:3]})"
+            return
+        self.problems.pop(student, None)
+        for cell in cells:
+            if cell.name not in self.layout:
+                self.layout[cell.name] = cell
+                self.gradebook.update_or_create_notebook(cell.part, ASSIGNMENT)
+                self.gradebook.update_or_create_grade_cell(
+                    cell.name, cell.part, ASSIGNMENT, max_score=cell.max_score, cell_type="code"
                 )
-    return messages
+        self.gradebook.update_or_create_student(student)
+        _record(self.gradebook, student, cells)
+        self.stored[student] = (cells, len(self.layout))
+
+    def _finish(self) -> list[str]:
+        try:
+            # A student stored before a later one brought new tests has no grade for them:
+            # stored again, nbgrader gives every submission a grade in every cell.
+            for student, (cells, known) in self.stored.items():
+                if known < len(self.layout):
+                    _record(self.gradebook, student, cells)
+            messages = _earlier_cells(self.gradebook, {(cell.part, cell.name) for cell in self.layout.values()})
+            for student in sorted({*self.stored, *self.problems}):
+                if student in self.problems:
+                    messages.append(f"{self.problems[student]}; not in the gradebook")
+                    continue
+                if self.roster is not None and student not in self.roster:
+                    messages.append(f"{student}: not on the roster; graded and added to the gradebook anyway")
+                if missing := len(self.layout) - len(self.stored[student][0]):
+                    messages.append(
+                        f"{student}: {missing} tests other students have are not in these results; they count 0"
+                    )
+            return messages
+        finally:
+            self.gradebook.close()
+
+
+def store(url: str, results_by_student: dict[str, dict], roster: list[str] | None) -> list[str]:
+    """Every student's grades into the gradebook at once (a `Writer` fed in student order)."""
+    writer = Writer(url, roster)
+    for student, results in sorted(results_by_student.items()):
+        writer.add(student, results)
+    return writer.close()
 
 
 def _make_sqlite_folder(url: str) -> None:
@@ -144,6 +209,8 @@ def _earlier_cells(gradebook: Gradebook, cells: set[tuple[str, str]]) -> list[st
 
 
 def _record(gradebook: Gradebook, student: str, cells: dict[Cell, float]) -> None:
+    from nbgrader.api import MissingEntry
+
     try:
         gradebook.remove_submission(ASSIGNMENT, student)
     except MissingEntry:
