@@ -131,12 +131,14 @@ class Writer:
             return
         self.problems.pop(student, None)
         for cell in cells:
-            if cell.name not in self.layout:
-                self.layout[cell.name] = cell
+            if cell.name in self.layout:
+                continue
+            if all(known.part != cell.part for known in self.layout.values()):  # the part's first test
                 self.gradebook.update_or_create_notebook(cell.part, ASSIGNMENT)
-                self.gradebook.update_or_create_grade_cell(
-                    cell.name, cell.part, ASSIGNMENT, max_score=cell.max_score, cell_type="code"
-                )
+            self.layout[cell.name] = cell
+            self.gradebook.update_or_create_grade_cell(
+                cell.name, cell.part, ASSIGNMENT, max_score=cell.max_score, cell_type="code"
+            )
         self.gradebook.update_or_create_student(student)
         _record(self.gradebook, student, cells)
         self.stored[student] = (cells, len(self.layout))
