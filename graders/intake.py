@@ -1,4 +1,4 @@
-"""Copy a submission's `minigrad/*.py` for grading: read it, never follow it.
+"""Find a submission's package and copy its `minigrad/*.py` for grading: read it, never follow it.
 
 Git and zip uploads keep symbolic links, and a hard link looks like an ordinary file: a
 `minigrad/` that points at the reference would otherwise be graded as the reference. So the
@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class Intake:
     location: str = ""  # where the files were, from the upload's top: "hw1/minigrad"; "" for a flat upload
     copied: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)  # where other copies of the package were, not graded
 
 
 def copy_package(submission: Path, target: Path) -> Intake:
@@ -67,85 +69,109 @@ def copy_package(submission: Path, target: Path) -> Intake:
 
 def _open_package(submission: Path, intake: Intake) -> int | None:
     """An open descriptor of the package folder, or None (with the reason when it is not
-    simply missing). Where students put it varies: `minigrad/` at the top, the upload being
-    `minigrad/` itself (unless it holds a `minigrad/`, as nbgrader's `submitted/{student}/minigrad/`
-    does), one wrapping folder (`hw1-alice/minigrad/`), or a flat upload whose
-    `engine.py` sits at the top; each folder on the way is opened without following links."""
+    simply missing). Students put it anywhere: `minigrad/` at the top, the upload being
+    `minigrad/` itself, wrapping folders (`Downloads/hw/src/minigrad/`), or a flat upload
+    whose `engine.py` sits in some folder. Of several copies, the one whose newest `.py`
+    file is the newest is graded (then the one with more files, then the shallower), and
+    the others are named in `intake.refused`, so nobody has to guess what was graded."""
     if submission.is_symlink():
         intake.refused.append(f"{submission.name}: a symbolic link, not a folder; upload the files themselves")
         return None
     try:
-        folder = os.open(submission, os.O_RDONLY | os.O_DIRECTORY)
+        top = os.open(submission, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return None
-    if submission.name == "minigrad" and not _exists(folder, "minigrad"):
-        intake.location = "minigrad"  # the package itself, not an assignment folder named minigrad/ holding it
-        return folder
-    path: list[str] = []
-    for _ in range(SEARCH_DEPTH):
-        found = _package_in(folder, intake)
-        if found is not _DESCEND:
-            if found is not None:
-                intake.location = "/".join(path + ([] if found == folder else ["minigrad"]))
-            return found
-        subfolders = _visible_subfolders(folder)
-        if len(subfolders) != 1:
-            break
-        path.append(subfolders[0])
-        deeper = os.open(subfolders[0], DIRECTORY, dir_fd=folder)
-        os.close(folder)
+    try:
+        found = _candidates(top, submission.name, intake)
+        if not found:
+            return None
+        chosen, *others = sorted(found, key=lambda c: (-c.newest, -c.files, len(c.parts), c.parts))
+        intake.location = "/".join(chosen.parts) or ("minigrad" if submission.name == "minigrad" else "")
+        intake.others = ["/".join(other.parts) or "." for other in others]
+        if others:
+            intake.refused.append(
+                f"{', '.join(intake.others)}: another copy of the package, not graded; graded "
+                f"{intake.location or '.'} (of several copies, the one with the newest .py file)"
+            )
+        try:
+            return _open_path(top, chosen.parts)
+        except OSError:
+            return None  # replaced since it was searched
+    finally:
+        os.close(top)
+
+
+SEARCH_DEPTH = 8  # folders below the upload's top: Downloads/course/hw1/src/minigrad/ and more
+SEARCH_FOLDERS = 2000  # folders looked into, at most, so a huge tree costs little
+SCAN_ENTRIES = 4096  # entries of one folder looked at, at most
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    parts: tuple[str, ...]  # the folder's path from the upload's top
+    files: int  # its .py modules
+    newest: float  # the newest modification time among them
+
+
+def _candidates(top: int, top_name: str, intake: Intake) -> list[_Candidate]:
+    """Every folder that holds the package: a `minigrad/` with `.py` files in it, or any
+    folder with an `engine.py` (a flat upload); searched breadth first, never through a link,
+    without the hidden folders uploads carry (`.git`, `__MACOSX`, `__pycache__`)."""
+    found: list[_Candidate] = []
+    queue: deque[tuple[str, ...]] = deque([()])
+    looked = 0
+    while queue and looked < SEARCH_FOLDERS:
+        parts = queue.popleft()
+        looked += 1
+        try:
+            folder = _open_path(top, parts)
+        except OSError:
+            continue
+        try:
+            modules, subfolders = _scan(folder, parts, intake)
+        finally:
+            os.close(folder)
+        named = (parts[-1] if parts else top_name) == "minigrad"
+        if modules and ("engine.py" in modules or named):
+            found.append(_Candidate(parts, len(modules), max(modules.values())))
+        if len(parts) < SEARCH_DEPTH:
+            queue.extend((*parts, name) for name in subfolders)
+    return found
+
+
+def _open_path(top: int, parts: tuple[str, ...]) -> int:
+    """The folder at `parts` below `top`, each step opened without following a link."""
+    folder = os.dup(top)
+    for name in parts:
+        try:
+            deeper = os.open(name, DIRECTORY, dir_fd=folder)
+        finally:
+            os.close(folder)
         folder = deeper
-    os.close(folder)
-    return None
+    return folder
 
 
-SEARCH_DEPTH = 3  # an upload, a wrapping folder, one more (`hw1-alice/hw1/minigrad/`)
-_DESCEND = object()
-
-
-def _package_in(folder: int, intake: Intake) -> int | None | object:
-    """`folder`'s `minigrad/`, `folder` itself for a flat upload, None for a refused
-    package, or _DESCEND: look one folder deeper. Closes `folder` unless it is returned."""
-    try:
-        package = os.open("minigrad", DIRECTORY, dir_fd=folder)
-    except FileNotFoundError:
-        if _is_regular(folder, "engine.py"):
-            return folder
-        return _DESCEND
-    except OSError:
-        if stat.S_ISLNK(os.stat("minigrad", dir_fd=folder, follow_symlinks=False).st_mode):
-            intake.refused.append("minigrad/: a symbolic link, not a folder; upload the files themselves")
-        else:
-            intake.refused.append("minigrad: not a folder")
-        os.close(folder)
-        return None
-    os.close(folder)
-    return package
-
-
-def _exists(folder: int, name: str) -> bool:
-    try:
-        os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except OSError:
-        return False
-    return True
-
-
-def _is_regular(folder: int, name: str) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
-    except OSError:
-        return False
-
-
-def _visible_subfolders(folder: int) -> list[str]:
-    """Real folders only, without the `.git`, `__MACOSX` and `__pycache__` that uploads carry."""
+def _scan(folder: int, parts: tuple[str, ...], intake: Intake) -> tuple[dict[str, float], list[str]]:
+    """A folder's regular `.py` modules (name: modification time) and its real subfolders;
+    a `minigrad` that is a link or a file is said, since a student meant it as the package."""
+    modules: dict[str, float] = {}
+    subfolders: list[str] = []
     with os.scandir(folder) as entries:
-        return sorted(
-            entry.name
-            for entry in entries
-            if entry.is_dir(follow_symlinks=False) and not entry.name.startswith((".", "__"))
-        )
+        for _, entry in zip(range(SCAN_ENTRIES), entries):
+            if entry.name == "minigrad" and not entry.is_dir(follow_symlinks=False):
+                where = "/".join((*parts, "minigrad"))
+                kind = (
+                    "a symbolic link, not a folder; upload the files themselves"
+                    if entry.is_symlink()
+                    else "not a folder"
+                )
+                intake.refused.append(f"{where}: {kind}")
+            if entry.is_dir(follow_symlinks=False):
+                if not entry.name.startswith((".", "__")):
+                    subfolders.append(entry.name)
+            elif MODULE_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                modules[entry.name] = entry.stat(follow_symlinks=False).st_mtime
+    return modules, sorted(subfolders)
 
 
 def _read_regular(package: int, name: str, intake: Intake) -> bytes | None:

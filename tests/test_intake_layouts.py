@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -53,11 +54,23 @@ def test_the_package_is_found_wherever_it_is(tmp_path: Path, where: str) -> None
     assert copied.found and copied.copied == MODULES and copied.refused == []
 
 
-def test_two_candidate_folders_are_not_guessed_between(tmp_path: Path) -> None:
-    for student in ("alice", "bob"):
-        shutil.copytree(package(tmp_path / student), tmp_path / "upload" / student / "minigrad")
+def test_of_two_copies_the_newest_is_graded_and_the_other_named(tmp_path: Path) -> None:
+    for n, copy_name in enumerate(("new", "old")):
+        shutil.copytree(package(tmp_path / copy_name), tmp_path / "upload" / copy_name / "minigrad")
+        for path in (tmp_path / "upload" / copy_name / "minigrad").iterdir():
+            os.utime(path, (1_700_000_000 - n * 1000,) * 2)
     copied = copy(tmp_path / "upload", tmp_path)
-    assert not copied.found and copied.copied == []
+    assert copied.found and copied.location == "new/minigrad" and copied.others == ["old/minigrad"]
+    assert copied.refused == [
+        "old/minigrad: another copy of the package, not graded; graded new/minigrad "
+        "(of several copies, the one with the newest .py file)"
+    ]
+
+
+def test_a_package_deep_in_an_upload_is_found(tmp_path: Path) -> None:
+    shutil.move(package(tmp_path), tmp_path / "upload" / "Downloads" / "hw" / "src" / "minigrad")
+    copied = copy(tmp_path / "upload", tmp_path)
+    assert copied.found and copied.location == "Downloads/hw/src/minigrad" and copied.copied == MODULES
 
 
 def test_a_wrapping_folder_that_is_a_link_is_not_followed(tmp_path: Path) -> None:

@@ -21,12 +21,16 @@ from pathlib import Path
 
 from graders import intake
 
+from . import archives
+
 
 @dataclass(frozen=True)
 class Packed:
     archive: bytes
     refused: tuple[str, ...]  # the intake's refusals, in its words
     digest: str  # sha256 of the archive and the refusals
+    found: bool = True  # whether the intake found a package at all
+    location: str = ""  # where, from the upload's top ("" for its top)
 
 
 def pack(upload: Path) -> Packed:
@@ -44,11 +48,11 @@ def pack(upload: Path) -> Packed:
     digest = hashlib.sha256(archive)
     for problem in taken.refused:
         digest.update(f"\0refused\0{problem}".encode())
-    return Packed(archive, tuple(taken.refused), digest.hexdigest())
+    return Packed(archive, tuple(taken.refused), digest.hexdigest(), taken.found, taken.location)
 
 
 def unpack(archive: bytes, folder: Path) -> None:
-    """Unpack into the existing `folder`, with tarfile's `data` filter: no links, devices,
-    absolute paths or paths out of `folder`, whatever the archive claims."""
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
+    """Unpack into the existing `folder` by the rules of archives.py (tarfile's `data` filter,
+    written out, since Debian 12's Python 3.11.2 has no extraction filters): no links,
+    devices, absolute paths or paths out of `folder`, whatever the archive claims."""
+    archives.unpack_tar(archive, folder)

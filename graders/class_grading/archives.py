@@ -1,0 +1,314 @@
+"""Unpack a student's archive (`.zip`, `.tar`, `.tar.gz`/`.tgz`) without trusting any of it.
+
+The class command runs as root, and an archive is the student's to shape: member names that
+climb out (`../x`, `/x`, `//x`, `C:x`, `a\\b`), links, devices, members that claim one size
+and inflate to another, thousands of members, archives inside archives, a central directory
+in reverse order so that each member is a seek back through a compressed stream. So:
+
+- every budget is checked against what an entry's header claims *before* it is read (members,
+  bytes per file and in all, compression ratio, nesting depth), and again while its bytes
+  stream in 64 KiB at a time, and the whole upload has a time budget;
+- a zip is only ever opened from a file on disk (an archive inside another is first copied out
+  under the same budgets), and its members are read in the order they lie in the file;
+- a tar is read as a stream (`r|`), forward only, through a reader that stops at the byte
+  budget and the ratio, so even tarfile's own reads of long headers are bounded;
+- every member name must be a plain relative path (the rules of tarfile's `data` filter, which
+  is also asked when this Python has it), and only regular files are written: new files
+  (`O_EXCL | O_NOFOLLOW`) in folders this module made, inside the student's folder;
+- only what grading can use is written: `.py` files (and notebooks, so that code not in a
+  package can be pointed out) and archives to open in turn; other members are counted, never
+  written.
+
+Anything wrong with the archive itself raises `Refused` with the reason in words: the caller
+makes it that student's refusal, never the batch's crash. Members left out (a link, a large
+file) are noted in `Budget.notes`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import stat
+import tarfile
+import time
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz")
+CODE = (".py", ".ipynb")
+MAX_MEMBERS = 2000  # entries of all of one student's archives together
+MAX_CODE_BYTES = 512 * 1024  # one .py or notebook: the grader copies none larger
+MAX_ARCHIVE_BYTES = 32 * 1024 * 1024  # an archive inside another, unpacked
+MAX_TOTAL_BYTES = 64 * 1024 * 1024  # everything read out of one student's archives
+MAX_RATIO = 100  # unpacked bytes per compressed byte, beyond the first MiB
+RATIO_SLACK = 1024 * 1024
+MAX_DEPTH = 3  # an LMS download's student zip, an archive in it, and one more
+SECONDS = 8.0  # to unpack one student's upload
+CHUNK = 64 * 1024
+MAX_NAME = 1024  # characters of a member's path
+DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+class Refused(Exception):
+    """The archive cannot be unpacked; the message says why, for the instructor and student."""
+
+
+@dataclass
+class Budget:
+    """What one student's upload may still spend, and what was left out of it."""
+
+    members: int = MAX_MEMBERS
+    bytes: int = MAX_TOTAL_BYTES
+    deadline: float = field(default_factory=lambda: time.monotonic() + SECONDS)
+    notes: list[str] = field(default_factory=list)
+
+    def member(self, name: str) -> None:
+        self.members -= 1
+        if self.members < 0:
+            raise Refused(f"more than {MAX_MEMBERS} files in the archive (at {name})")
+        self.clock()
+
+    def spend(self, count: int) -> None:
+        self.bytes -= count
+        if self.bytes < 0:
+            raise Refused(f"more than {MAX_TOTAL_BYTES // 1024**2} MiB unpacked")
+        self.clock()
+
+    def clock(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise Refused(f"unpacking took over {SECONDS:.0f} s")
+
+
+def is_archive(name: str) -> bool:
+    return name.lower().endswith(ARCHIVES)
+
+
+def wanted(name: str) -> bool:
+    """Whether a member is written at all: code, or an archive to open in turn."""
+    return name.lower().endswith(CODE) or is_archive(name)
+
+
+def stem(name: str) -> str:
+    """`hw1.tar.gz` -> `hw1`: the folder an archive's members go into."""
+    lower = name.lower()
+    suffix = next(s for s in sorted(ARCHIVES, key=len, reverse=True) if lower.endswith(s))
+    return name[: -len(suffix)] or "archive"
+
+
+def safe_path(name: str) -> PurePosixPath:
+    """`name` as a relative path that stays where it is unpacked, or Refused: the rules of
+    tarfile's `data` filter (no absolute path, no `..`), and what a zip can also carry (a
+    drive letter, a backslash, `//`, a control character, a name that is not text)."""
+    problem = None
+    if "\\" in name or DRIVE.match(name):
+        problem = "a Windows path (backslash or drive letter)"
+    elif name.startswith("/"):
+        problem = "an absolute path"
+    elif any(ord(c) < 32 or ord(c) == 127 for c in name):
+        problem = "a control character in the name"
+    elif len(name) > MAX_NAME:
+        problem = f"a name over {MAX_NAME} characters"
+    else:
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            problem = "a name that is not UTF-8 text"
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    if problem is None and ".." in parts:
+        problem = "a path out of its folder (..)"
+    if problem is None and not parts:
+        problem = "an empty name"
+    if problem:
+        raise Refused(f"a member has {problem}: {name!r}")
+    return PurePosixPath(*parts)
+
+
+def unpack(archive: Path, folder: Path, budget: Budget, depth: int = 1) -> None:
+    """Unpack `archive` (a file this process made or was given) into the existing `folder`;
+    archives found inside are unpacked beside themselves, into a folder named after them."""
+    if depth > MAX_DEPTH:
+        raise Refused(f"{archive.name}: archives nested more than {MAX_DEPTH} deep")
+    try:
+        if archive.name.lower().endswith(".zip"):
+            written = _zip(archive, folder, budget)
+        else:
+            with archive.open("rb") as raw:
+                written = _tar(raw, folder, budget)
+    except Refused as refused:
+        raise Refused(f"{archive.name}: {refused}") from None
+    except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, ValueError) as exc:
+        raise Refused(f"{archive.name}: not a readable archive ({type(exc).__name__}: {exc})") from None
+    except (NotImplementedError, RuntimeError) as exc:  # zipfile: an unknown method, a password
+        raise Refused(f"{archive.name}: cannot be read ({exc})") from None
+    for inner in written:
+        if is_archive(inner.name):
+            target = inner.with_name(stem(inner.name))
+            if target.exists():
+                target = inner.with_name(inner.name + "-unpacked")
+            try:
+                target.mkdir()
+            except OSError as exc:
+                budget.notes.append(f"{inner.name}: not unpacked ({exc.strerror or exc})")
+                continue
+            unpack(inner, target, budget, depth + 1)
+            inner.unlink()
+
+
+def _zip(archive: Path, folder: Path, budget: Budget) -> list[Path]:
+    try:
+        bundle = zipfile.ZipFile(archive)
+    except UnicodeDecodeError:
+        raise Refused("a member's name is marked UTF-8 but is not") from None
+    written = []
+    with bundle:
+        members = sorted(bundle.infolist(), key=lambda info: info.header_offset)  # forward only
+        if len(members) > budget.members:
+            raise Refused(f"{len(members)} files, over the {MAX_MEMBERS} allowed")
+        for info in members:
+            budget.member(info.filename)
+            path = safe_path(info.filename)
+            kind = stat.S_IFMT(info.external_attr >> 16)
+            if info.is_dir() or kind == stat.S_IFDIR:
+                continue
+            if kind not in (0, stat.S_IFREG):  # a link is stored as a file holding its target
+                budget.notes.append(f"{path}: not a regular file (a link?); left out")
+                continue
+            if not wanted(path.name):
+                continue
+            _check_claim(path, info.file_size, info.compress_size, budget)
+            if info.flag_bits & 0x1:
+                raise Refused(f"{path} is password-protected; upload it without a password")
+            with bundle.open(info) as data:
+                target = _write(folder, path, data, info.file_size, budget)
+            if target is not None:
+                _set_time(target, _zip_time(info.date_time))
+                written.append(target)
+    return written
+
+
+def _tar(raw: BinaryIO, folder: Path, budget: Budget) -> list[Path]:
+    """A tar, gzipped or not, read forward only."""
+    written = []
+    compressed = raw.read(2) == b"\x1f\x8b"
+    raw.seek(0)
+    stream = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
+    with tarfile.open(fileobj=_Capped(stream, raw, budget), mode="r|", errors="surrogateescape") as tar:
+        for member in tar:
+            budget.member(member.name)
+            path = safe_path(member.name)
+            if member.isdir():
+                continue
+            if not member.isreg():
+                budget.notes.append(f"{path}: not a regular file (a link or a device); left out")
+                continue
+            if getattr(tarfile, "data_filter", None):  # Python 3.11.4 and later
+                try:
+                    tarfile.data_filter(member, str(folder))
+                except tarfile.FilterError as exc:
+                    raise Refused(f"{path}: {exc}") from None
+            if member.size > budget.bytes:
+                raise Refused(f"{path}: {member.size} bytes, over what is left of the budget")
+            if not wanted(path.name):
+                continue
+            _check_claim(path, member.size, None, budget)
+            data = tar.extractfile(member)
+            target = _write(folder, path, data, member.size, budget) if data else None
+            if target is not None:
+                _set_time(target, member.mtime)
+                written.append(target)
+    return written
+
+
+def _check_claim(path: PurePosixPath, size: int, compressed: int | None, budget: Budget) -> None:
+    """What a member's header claims, checked before a byte of it is read."""
+    limit = MAX_ARCHIVE_BYTES if is_archive(path.name) else MAX_CODE_BYTES
+    if size > limit:
+        raise Refused(f"{path}: {size} bytes unpacked, over the {limit // 1024} KiB allowed")
+    if compressed is not None and size > RATIO_SLACK and size > MAX_RATIO * max(compressed, 1):
+        raise Refused(f"{path}: compressed {size // max(compressed, 1)} to 1 (a zip bomb?)")
+    if size > budget.bytes:
+        raise Refused(f"{path}: {size} bytes, over what is left of the {MAX_TOTAL_BYTES // 1024**2} MiB budget")
+
+
+def _write(folder: Path, path: PurePosixPath, data: BinaryIO, size: int, budget: Budget) -> Path | None:
+    """A new regular file at `folder/path`, never through a link, at most `size` bytes (a
+    member may lie about its size); None, with a note, when the name is already taken."""
+    target = folder.joinpath(*path.parts)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        budget.notes.append(f"{path}: left out ({exc.strerror or exc})")
+        return None
+    with os.fdopen(fd, "wb") as file:
+        left = size
+        while chunk := data.read(min(CHUNK, left + 1)):
+            left -= len(chunk)
+            if left < 0:
+                raise Refused(f"{path}: more bytes than its header says")
+            budget.spend(len(chunk))
+            file.write(chunk)
+    return target
+
+
+def _set_time(path: Path, when: float | None) -> None:
+    """Keep a member's time: of several copies of a package, the newest is graded."""
+    if when is not None:
+        try:
+            os.utime(path, (when, when), follow_symlinks=False)
+        except (OSError, OverflowError, ValueError):
+            pass  # a time no file can have: the file keeps its own
+
+
+def _zip_time(date_time: tuple[int, ...]) -> float | None:
+    try:
+        return time.mktime((*date_time, 0, 0, -1))
+    except (OverflowError, ValueError):
+        return None
+
+
+class _Capped(io.RawIOBase):
+    """A tar stream that stops at the byte budget and at a ratio of unpacked to compressed
+    bytes that no honest archive reaches, before tarfile reads a long header into memory."""
+
+    def __init__(self, stream: BinaryIO, raw: BinaryIO, budget: Budget) -> None:
+        self.stream, self.raw, self.budget, self.count = stream, raw, budget, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:
+        return self._take(self.stream.readinto(buffer))
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0 or size > self.budget.bytes + CHUNK:
+            raise Refused(f"a tar header or member asks for more than the {MAX_TOTAL_BYTES // 1024**2} MiB budget")
+        chunks, left = [], size
+        while left > 0:
+            chunk = self.stream.read(min(CHUNK, left))
+            if not chunk:
+                break
+            self._take(len(chunk))
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _take(self, count: int) -> int:
+        self.count += count
+        if self.count > MAX_TOTAL_BYTES:
+            raise Refused(f"more than {MAX_TOTAL_BYTES // 1024**2} MiB in the tar")
+        if self.count > RATIO_SLACK and self.count > MAX_RATIO * max(self.raw.tell(), 1):
+            raise Refused(f"compressed over {MAX_RATIO} to 1 (a tar bomb?)")
+        self.budget.clock()
+        return count
+
+
+def unpack_tar(archive: bytes, folder: Path) -> None:
+    """Unpack a tar held in memory (the class command's packed files, made to be small) into
+    the existing `folder` by the rules above, on any Python: 3.11.2 has no extraction filters."""
+    _tar(io.BytesIO(archive), folder, Budget())
