@@ -13,6 +13,7 @@ import statistics
 from pathlib import Path
 
 from graders import writing
+from graders.escape import csv_cell
 
 from .records import Record, bonus
 from .records import parts as part_totals
@@ -23,10 +24,12 @@ def number(x: float) -> str:
 
 
 def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None:
+    """The one way a CSV of the class is written: every cell through `csv_cell`, since ids,
+    problems and test names may carry student text that a spreadsheet would run as a formula."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerow([csv_cell(cell) for cell in header])
+    writer.writerows([csv_cell(cell) for cell in row] for row in rows)
     writing.write_new(out, name, text.getvalue().encode())
 
 
