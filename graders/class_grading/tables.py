@@ -34,18 +34,24 @@ def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None
 
 
 def grades(out: Path, parts: list[str], students: list[str], records: dict[str, Record], missing: list[str],
-           failed: dict[str, str]) -> None:  # fmt: skip
+           failed: dict[str, str], flagged: dict[str, str] | None = None, columns: list[str] | None = None,
+           keys: dict[str, dict[str, str]] | None = None) -> None:  # fmt: skip
     """grades.csv: one row per student who submitted or is on the roster; status says whether
-    they were graded, the grader failed, they submitted nothing, or Ctrl-C came first."""
+    they were graded (with a flag in errors.csv: code found but no package), the upload was
+    refused, the grader failed, they submitted nothing, or Ctrl-C came first. `columns` come
+    last: the layout's keys of each student (`keys`), lateness and the total after a late policy."""
+    flagged, columns, keys = flagged or {}, columns or [], keys or {}
     header = ["student", "total", "max_score", *parts, "bonus", "seed", "isolation", "graded_at", "submission",
-              "status"]  # fmt: skip
+              "status", *columns]  # fmt: skip
     rows = []
     for student in sorted({*students, *missing}):
-        record = records.get(student)
+        record, own = records.get(student), [keys.get(student, {}).get(column, "") for column in columns]
         if record is None:
-            status = ("error (see errors.csv)" if student in failed else "no submission" if student in missing
+            refused = failed.get(student, "").startswith("upload refused")
+            status = ("not graded: upload refused (see errors.csv)" if refused
+                      else "error (see errors.csv)" if student in failed else "no submission" if student in missing
                       else "not graded (interrupted: run again with --resume)")  # fmt: skip
-            rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", status])
+            rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", status, *own])
             continue
         results, scores = record.results, part_totals(record.results)
         extra = results.get("extra_data", {})
@@ -53,7 +59,8 @@ def grades(out: Path, parts: list[str], students: list[str], records: dict[str, 
                      *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts), number(bonus(results)),
                      extra.get("seed", ""),
                      extra.get("isolation", ""), record.grading.get("graded_at", ""),
-                     record.grading.get("submission", ""), "graded"])  # fmt: skip
+                     record.grading.get("submission", ""),
+                     "graded (see errors.csv)" if student in flagged else "graded", *own])  # fmt: skip
     write_csv(out, "grades.csv", header, rows)
 
 
