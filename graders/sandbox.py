@@ -16,7 +16,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import importlib.machinery
-import importlib.util
 import os
 import resource
 import selectors
@@ -25,10 +24,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import child_numpy
 from .identity import Identity, kill_processes
 from .processes import adopt_orphans
 
@@ -69,18 +69,9 @@ def python_for(level: str) -> str:
     if level == "local":
         return sys.executable
     for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):
-        if _readable_by_all(Path(candidate)):
+        if child_numpy.readable_by_all(Path(candidate)):
             return candidate
     raise RuntimeError("no Python interpreter readable by the sandbox user; install Debian's python3")
-
-
-def _readable_by_all(path: Path) -> bool:
-    parts = [path, *path.parents]
-    return (
-        path.exists()
-        and all(p.stat().st_mode & 0o005 == 0o005 for p in parts if p != path)
-        and bool(path.stat().st_mode & 0o004)
-    )
 
 
 DEBIAN_PACKAGES = Path("/usr/lib/python3/dist-packages")  # Debian's python3-numpy lives here
@@ -91,27 +82,42 @@ NUMPY_LINKS = Path("/etc/alternatives")  # Debian finds NumPy's BLAS and LAPACK 
 def numpy_for(python: str) -> Path | None:
     """The folder holding a NumPy that `python` (the child's interpreter) can load, or None.
 
-    Students may `import numpy` (an honest engine that does must not score 0), but the child
-    runs with `-I -S`, so no site-packages is on its path. The parent's own NumPy serves the
-    local level; the system interpreter of the bwrap and user levels needs one that every user
-    can read, as Debian's `python3-numpy` is. A NumPy built for another Python is never offered:
-    its compiled core must carry one of `python`'s extension tags. The tag is read from the file
-    name, not by importing NumPy, which would add a quarter of a second to every grading.
+    Students may `import numpy`, but the child runs with `-I -S`, so no site-packages is on its
+    path: it gets this folder, and only `numpy` from it. The local level gets the parent's own
+    NumPy. The bwrap and user levels, whose child runs as another uid, get the first of: the
+    parent's own NumPy where every user can read it (a system-wide install), the kit's NumPy
+    copied where they can (child_numpy.py), Debian's `python3-numpy`. `$MINIGRAD_CHILD_NUMPY`
+    names the folder instead. A NumPy built for another Python is never offered: its compiled
+    core must carry one of `python`'s extension tags. The tag is read from the file name, not
+    by importing NumPy, which would add a quarter of a second to every grading.
     """
-    own = importlib.util.find_spec("numpy")
-    candidates = [Path(own.origin).parent.parent] if own and own.origin else []
     suffixes = _extension_suffixes(python)
-    for folder in [*candidates, DEBIAN_PACKAGES]:
-        if not (folder / "numpy" / "__init__.py").is_file():
-            continue
-        if python != sys.executable and not _readable_by_all(folder / "numpy" / "__init__.py"):
-            continue
-        cores = [
-            folder / "numpy" / core / f"_multiarray_umath{suffix}" for core in ("_core", "core") for suffix in suffixes
-        ]
-        if any(core.is_file() for core in cores):
+    for folder in _numpy_candidates(python, suffixes):
+        if _built_for(folder, suffixes) and (python == sys.executable or child_numpy.safe_for_children(folder)):
             return folder
     return None
+
+
+def _numpy_candidates(python: str, suffixes: list[str]) -> Iterator[Path]:
+    """Where the child's NumPy may be, best first; made lazily, so the kit's NumPy is copied
+    only when no better one serves."""
+    if (chosen := os.environ.get(child_numpy.OVERRIDE)) is not None:
+        yield Path(chosen)
+        return
+    if (own := child_numpy.kit_numpy()) is not None:
+        yield own
+    if python == sys.executable:
+        return
+    tag = suffixes[0].strip(".").removesuffix(".so") if suffixes else "unknown"
+    if (copy := child_numpy.copy_for(python, tag)) is not None:
+        yield copy
+    yield DEBIAN_PACKAGES
+
+
+def _built_for(folder: Path, suffixes: list[str]) -> bool:
+    """Whether `folder/numpy`'s compiled core carries one of `suffixes`."""
+    cores = [folder / "numpy" / sub / f"_multiarray_umath{end}" for sub in ("_core", "core") for end in suffixes]
+    return any(core.is_file() for core in cores)
 
 
 def _extension_suffixes(python: str) -> list[str]:

@@ -5,11 +5,10 @@ the child sees; it runs with `python -I -S`, next to a copy of the submission, a
 expected values.
 Input (stdin): {"programs": [...]} . Output (stdout): one line per program,
 {"i": index, "out": [...], "error": null | {"type", "message", "where"}}.
-Argument (optional): the folder holding a NumPy this interpreter can import (see NumPyOnly).
+Argument (optional): the folder holding a NumPy this interpreter can import (numpy_only.py).
 """
 
 import gc
-import importlib.machinery
 import json
 import os
 import sys
@@ -17,22 +16,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "submission"), HERE]
 
+import numpy_only  # noqa: E402
 
-class NumPyOnly:
-    """Finds the top-level `numpy` package in the folder the parent named, and nothing else
-    there: the child gets the standard library plus NumPy, not every package installed beside it."""
-
-    def __init__(self, folder: str) -> None:
-        self.folder = folder
-
-    def find_spec(self, name, path=None, target=None):
-        if path is None and name == "numpy":
-            return importlib.machinery.PathFinder.find_spec(name, [self.folder])
-        return None
-
-
-if len(sys.argv) > 1:  # the parent found a NumPy this interpreter can import
-    sys.meta_path.append(NumPyOnly(sys.argv[1]))
+numpy_only.allow(sys.argv)  # the parent found a NumPy this interpreter can import
 sys.setrecursionlimit(10_000)
 # Graphs of Values are full of reference cycles (each `_backward` closure holds its node), and
 # collecting them costs more than building them: a 100,000-node chain takes 0.3 s to build and
