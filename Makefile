@@ -18,8 +18,10 @@ CHECKS := assignments/checks
 
 .PHONY: check release release-check test lint format grade bench gradescope classroom
 
+# The first step of every target: a Python the kit supports, and one that can make .venv
+# (Debian's needs python3-venv, which course/machine.py installs as root or names otherwise).
 $(VENV)/.student: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	test -x $(PY) || { $(PYTHON) -m course.machine venv && $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[plots]"
 	touch $@
@@ -30,8 +32,15 @@ $(VENV)/.instructor: pyproject.toml $(VENV)/.student
 
 $(VENV)/.dev: pyproject.toml $(VENV)/.instructor
 	$(PY) -m pip install -q -e ".[dev]"
-	$(PY) -m pip install -q torch==2.13.0
 	touch $@
+
+# What grading and the tests use from the machine (bubblewrap; Graphviz for the tests that draw):
+# installed once as root with apt-get, else named with the command to run (see the README).
+$(VENV)/.machine-grade:
+	$(PYTHON) -m course.machine --stamp $@ bubblewrap
+
+$(VENV)/.machine-test:
+	$(PYTHON) -m course.machine --stamp $@ bubblewrap graphviz
 
 include course/check.mk
 
@@ -46,7 +55,7 @@ release-check: $(VENV)/.instructor
 # scores do not depend on load, and the tests check that too.
 TEST_WORKERS ?= 4
 
-test: $(VENV)/.dev release-check lint
+test: $(VENV)/.machine-test $(VENV)/.dev release-check lint
 	$(PY) -m pytest -n $(TEST_WORKERS) --durations=10
 
 lint: $(VENV)/.dev
@@ -59,14 +68,14 @@ format: $(VENV)/.dev
 
 # With SUBMISSION given, grade that folder; otherwise grade the sample class in examples/ with
 # minigrad-class (grades, feedback and the class report in build/class/).
-grade: $(VENV)/.instructor
+grade: $(VENV)/.machine-grade $(VENV)/.instructor
 ifeq ($(origin SUBMISSION),command line)
 	$(VENV)/bin/minigrad-grade "$(SUBMISSION)" --out "$(OUT)"
 else
 	$(PY) -m course.sample_class
 endif
 
-bench: $(VENV)/.dev
+bench: $(VENV)/.machine-grade $(VENV)/.dev
 	$(PY) bench/grade_speed.py
 	$(PY) bench/tensor_speed.py
 	$(PY) bench/class_speed.py
