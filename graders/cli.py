@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
 def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.Identity | None, root: Path) -> int:
     start = time.monotonic()
     isolation, seen, passed_over = choose_level(args.isolation, args.official, who)
+    if problem := selftest.missing_imports(isolation, who):  # a broken machine never grades
+        print(f"grading refused: {problem}", file=sys.stderr)
+        return 2
     seed = args.seed
     workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
     copied.refused[:0] = args.refused

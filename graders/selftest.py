@@ -1,21 +1,30 @@
-"""Before grading: prove the chosen isolation level hides what it must, or refuse it.
+"""Before grading: prove the chosen isolation level hides what it must, and that its child
+can import what the course promises; or refuse to grade.
 
 The probe child tries to reach a port the parent opened on loopback, read a canary file
 planted beside the hidden suites, and find a canary in the parent's environment
 (`/proc/*/environ`). What each level must hide:
   bwrap: all three;  user: the canary file and the environment;  local: nothing (untrusted).
+Then the probe imports the standard library and NumPy the way the runner will. The machine is
+not trusted to have them: without this, a child that cannot import NumPy would give every
+honest part-4 engine 0 and call it the student's mistake. That proof is kept (per kit version,
+level, interpreter and NumPy folder), so it costs a grading nothing once made.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
+import shutil
 import socket
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import sandbox
+from . import child_numpy, harness, sandbox
+from .class_grading import kit_version
+from .identity import Identity
 
 SUITES = Path(__file__).resolve().parent / "suites"
 MUST_HIDE = {"bwrap": {"network", "canary", "environ"}, "user": {"canary", "environ"}, "local": set()}
@@ -46,7 +55,7 @@ def planted_canaries():
 def probe(isolation: sandbox.Isolation, workdir: Path) -> dict[str, bool]:
     """What a child run this way could see; a probe that does not answer counts as seeing all."""
     with planted_canaries() as request:
-        result = sandbox.run(isolation, workdir, "probe.py", json.dumps(request).encode(), timeout=10)
+        result = sandbox.run(isolation, workdir, "probe.py", json.dumps({"hide": request}).encode(), timeout=10)
     try:
         seen = json.loads(result.stdout)
         return {key: seen[key] is not False for key in ("network", "canary", "environ")}
@@ -56,3 +65,67 @@ def probe(isolation: sandbox.Isolation, workdir: Path) -> dict[str, bool]:
 
 def passes(level: str, seen: dict[str, bool]) -> bool:
     return not any(seen[key] for key in MUST_HIDE[level])
+
+
+def missing_imports(isolation: sandbox.Isolation, who: Identity | None) -> str | None:
+    """Why the child at `isolation` cannot grade what the course promises, with the fix; None
+    when its probe imported the standard library and NumPy (proved once, then remembered)."""
+    python = sandbox.python_for(isolation.level)
+    numpy = sandbox.numpy_for(python)
+    proof = _proof_file(isolation, python, numpy)
+    if proof is not None and proof.is_file():
+        return None
+    workdir, _ = harness.prepare_workdir(None, who)
+    try:
+        result = sandbox.run(isolation, workdir, "probe.py", b'{"imports": true}', timeout=60)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    try:
+        problem = json.loads(result.stdout)["imports"]
+    except (ValueError, KeyError, TypeError):
+        said = result.stderr.decode(errors="replace")[-300:]
+        problem = f"the probe gave no answer (exit {result.returncode}): {said}"
+    if problem is None:
+        _remember(proof)
+        return None
+    where = f"NumPy from {numpy}" if numpy else "no NumPy it can read"
+    fix = (
+        "run `make grade` as root once (the grader then gives the child a read-only copy of the kit's "
+        f"NumPy in {child_numpy.HOME}), or `apt-get install python3-numpy`"
+    )
+    if (chosen := os.environ.get(child_numpy.OVERRIDE)) is not None:
+        where += f", as ${child_numpy.OVERRIDE}={chosen} asks"
+        fix = f"point ${child_numpy.OVERRIDE} at a folder holding numpy/ built for {python}, or unset it"
+    return (
+        f"the grading's child ({isolation.level} level, {python}, {where}) cannot import what the course "
+        f"promises: {problem}. No grade is written: every honest part-4 engine would score 0. Fix: {fix}."
+    )
+
+
+def _proof_file(isolation: sandbox.Isolation, python: str, numpy: Path | None) -> Path | None:
+    """Where the proof for this kit, level, interpreter and NumPy folder is kept: root's under
+    /var/lib/minigrad, another user's in their cache folder. A replaced interpreter or NumPy
+    (another inode or time) needs a proof of its own."""
+    facts = [kit_version.digest(), isolation.level, *isolation.proc_mount, python, str(numpy)]
+    for path in (Path(python), *([numpy / "numpy" / "__init__.py"] if numpy else [])):
+        try:
+            info = path.stat()
+        except OSError:
+            return None
+        facts.append(f"{info.st_ino}:{info.st_mtime_ns}:{info.st_size}")
+    name = hashlib.sha256("\0".join(facts).encode()).hexdigest()[:32]
+    if os.geteuid() == 0:
+        return child_numpy.HOME / "proofs" / name
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "minigrad" / "proofs" / name
+
+
+def _remember(proof: Path | None) -> None:
+    """Keep a proof; a machine where it cannot be kept only proves it again next time."""
+    if proof is None or (os.geteuid() == 0 and not child_numpy.own_home()):
+        return
+    try:
+        proof.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        proof.touch()
+    except OSError:
+        pass

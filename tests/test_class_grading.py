@@ -37,14 +37,14 @@ QUIZ = {"alice": 12.0, "bob": 10.0}  # alice is built from Ada, bob from Nia
 NIA_ANSWERS = ["0.64", "'C'"]  # the reference's answers to the questions Nia got wrong
 
 
-def grade_class(submissions: Path, out: Path, *options: str) -> subprocess.CompletedProcess:
+def grade_class(submissions: Path, out: Path, *options: str, status: int = 0) -> subprocess.CompletedProcess:
     """minigrad-class in a fresh process, with a temporary folder that must end up empty."""
     with grader_tmp() as work:
         run = subprocess.run(
             [sys.executable, "-m", "graders.class_grading.cli", str(submissions), "--out", str(out), *options],
             capture_output=True, text=True, timeout=900, env={**os.environ, "TMPDIR": str(work)},
         )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.returncode == status, run.stderr[-3000:]
     return run
 
 
@@ -271,12 +271,16 @@ def test_ctrl_c_keeps_every_finished_grade_and_resume_grades_the_rest(tmp_path: 
 
 def test_a_grader_failure_is_recorded_and_the_batch_goes_on(tmp_path: Path) -> None:
     """A link planted where bob's grades go makes the grader refuse to write them (exit 1):
-    bob lands in errors.csv, alice is graded, and nothing is written through the link."""
+    bob lands in errors.csv, alice is graded, nothing is written through the link, and the
+    class command exits 1 saying so last: a student without a grade is never a quiet success."""
     classes, out = folders(tmp_path / "class"), tmp_path / "out"
     (tmp_path / "elsewhere").mkdir()
     out.mkdir()
     (out / "bob").symlink_to(tmp_path / "elsewhere")
-    grade_class(classes, out, "--parts", "checkpoint")
+    run = grade_class(classes, out, "--parts", "checkpoint", status=1)
+    assert run.stderr.strip().splitlines()[-1] == (
+        f"the grader failed for 1 of 2 students, who have no grade: see {out / 'errors.csv'}"
+    )
     errors = read_csv(out / "errors.csv")
     assert [row["student"] for row in errors] == ["bob"] and "is a symbolic link" in errors[0]["problem"]
     assert totals(out) == {"alice": 12.0}

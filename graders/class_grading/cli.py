@@ -30,7 +30,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graders import course_seed, sandbox, writing
+from graders import course_seed, preflight, sandbox, writing
 from graders.parts import PARTS
 
 from . import feedback, gradebook, grading, kit_version, layouts, packing, records, report, roster, tables
@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         seed = course_seed.official_seed(secret)
     expected = roster.read(args.roster) if args.roster else []  # a bad roster stops us before any grading
+    if not args.scheduler and (status := preflight.check(args.isolation, args.official)):
+        return status  # this machine cannot grade (said on stderr): refused before any student
     writing.prepare_folder(args.out)
     with tempfile.TemporaryDirectory(prefix="minigrad-class-") as staging:
         layout, submissions, warnings = layouts.collect(args.submissions, args.layout, Path(staging))
@@ -131,7 +133,20 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
     if graded:
         report.histogram(out, graded)
     print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
-    return 130 if interrupted else 0
+    if interrupted:
+        return 130
+    return _grader_failures(failed, len(tasks), out)
+
+
+def _grader_failures(failed: dict[str, str], tried: int, out: Path) -> int:
+    """1, said on the last line, when the grader itself gave some students no grade (a
+    student's code cannot: it only costs points), so a class run on a broken machine never
+    ends with 0; else 0."""
+    if not failed:
+        return 0
+    print(f"the grader failed for {len(failed)} of {tried} students, who have no grade: see {out / 'errors.csv'}",
+          file=sys.stderr)  # fmt: skip
+    return 1
 
 
 def _unchanged(previous: Record, wanted: dict, upload: Path) -> bool:
