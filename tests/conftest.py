@@ -1,8 +1,35 @@
-"""Make the reference package and the checks' trusted helpers importable in the project tests."""
+"""Make the reference package and the checks' trusted helpers importable in the project tests,
+and prove the tests leave the project's own files alone."""
 
+import hashlib
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "reference"))
 sys.path.insert(0, str(ROOT / "reference" / "checks"))
+
+
+def snapshot(folder: Path) -> dict[str, tuple[str, int, int]]:
+    """Each file under `folder`: its bytes' hash, its mode and its number of links."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            info, digest = path.lstat(), hashlib.sha256(path.read_bytes()).hexdigest()
+            found[str(path.relative_to(ROOT))] = (digest, info.st_mode, info.st_nlink)
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def reference_untouched():
+    """reference/ is byte- and mode-unchanged after the tests, and no file of it is linked from
+    elsewhere: a hard link left in a temporary folder (pytest keeps its last three) makes the
+    grader refuse `minigrad-grade reference` file by file as "a hard link to another file"."""
+    before = snapshot(ROOT / "reference")
+    yield
+    after = snapshot(ROOT / "reference")
+    changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    linked = sorted(name for name, (_, _, links) in after.items() if links != 1)
+    assert not changed and not linked, f"the tests changed reference/: {changed}; hard-linked: {linked}"

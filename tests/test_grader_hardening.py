@@ -39,13 +39,15 @@ def linked(tmp_path: Path, how: str) -> Path:
         package.symlink_to(REFERENCE)
     elif how == "relative symlink":
         package.symlink_to(os.path.relpath(REFERENCE, submission))
+    elif how == "hard links":  # to a copy: a link to the project's own files would outlive the test
+        copy = shutil.copytree(REFERENCE, tmp_path / "copy")
+        package.mkdir()
+        for source in copy.glob("*.py"):
+            os.link(source, package / source.name)
     else:
         package.mkdir()
         for source in REFERENCE.glob("*.py"):
-            if how == "hard links":
-                os.link(source, package / source.name)
-            else:
-                (package / source.name).symlink_to(source)
+            (package / source.name).symlink_to(source)
     return submission
 
 
