@@ -89,16 +89,27 @@ def missing_imports(isolation: sandbox.Isolation, who: Identity | None) -> str |
         _remember(proof)
         return None
     where = f"NumPy from {numpy}" if numpy else "no NumPy it can read"
-    fix = (
-        "run `make grade` as root once (the grader then gives the child a read-only copy of the kit's "
-        f"NumPy in {child_numpy.HOME}), or `apt-get install python3-numpy`"
-    )
     if (chosen := os.environ.get(child_numpy.OVERRIDE)) is not None:
         where += f", as ${child_numpy.OVERRIDE}={chosen} asks"
-        fix = f"point ${child_numpy.OVERRIDE} at a folder holding numpy/ built for {python}, or unset it"
     return (
         f"the grading's child ({isolation.level} level, {python}, {where}) cannot import what the course "
-        f"promises: {problem}. No grade is written: every honest part-4 engine would score 0. Fix: {fix}."
+        f"promises: {problem}. No grade is written: every honest part-4 engine would score 0. "
+        f"Fix: {_fix(python, numpy)}."
+    )
+
+
+def _fix(python: str, numpy: Path | None) -> str:
+    """What gives the child a NumPy it can load, as this machine stands."""
+    system = "`apt-get install python3-numpy`"
+    if os.environ.get(child_numpy.OVERRIDE) is not None:
+        return f"point ${child_numpy.OVERRIDE} at a folder holding numpy/ built for {python}, or unset it"
+    if numpy is not None and child_numpy.HOME in numpy.parents:
+        return f"remove {numpy} (the grader makes its copy again), or {system}"
+    if os.geteuid() != 0:
+        return f"run `make grade` as root once (the grader copies the kit's NumPy to {child_numpy.HOME}), or {system}"
+    return (
+        f"{child_numpy.HOME} must be a folder of root's that others cannot write, where the grader copies the "
+        f"kit's NumPy (remove it to have it made again), or {system}"
     )
 
 
