@@ -48,6 +48,7 @@ MAX_TOTAL_BYTES = 64 * 1024 * 1024  # everything read out of one student's archi
 MAX_RATIO = 100  # unpacked bytes per compressed byte, beyond the first MiB
 RATIO_SLACK = 1024 * 1024
 MAX_DEPTH = 3  # an LMS download's student zip, an archive in it, and one more
+SEARCH_DEPTH = 8  # folders deep, in a student's folder that holds archives
 SECONDS = 8.0  # to unpack one student's upload
 CHUNK = 64 * 1024
 MAX_NAME = 1024  # characters of a member's path
@@ -93,13 +94,6 @@ def wanted(name: str) -> bool:
     return name.lower().endswith(CODE) or is_archive(name)
 
 
-def stem(name: str) -> str:
-    """`hw1.tar.gz` -> `hw1`: the folder an archive's members go into."""
-    lower = name.lower()
-    suffix = next(s for s in sorted(ARCHIVES, key=len, reverse=True) if lower.endswith(s))
-    return name[: -len(suffix)] or "archive"
-
-
 def safe_path(name: str) -> PurePosixPath:
     """`name` as a relative path that stays where it is unpacked, or Refused: the rules of
     tarfile's `data` filter (no absolute path, no `..`), and what a zip can also carry (a
@@ -130,7 +124,7 @@ def safe_path(name: str) -> PurePosixPath:
 
 def unpack(archive: Path, folder: Path, budget: Budget, depth: int = 1) -> None:
     """Unpack `archive` (a file this process made or was given) into the existing `folder`;
-    archives found inside are unpacked beside themselves, into a folder named after them."""
+    archives found inside are unpacked in their place (see `unpack_inner`)."""
     if depth > MAX_DEPTH:
         raise Refused(f"{archive.name}: archives nested more than {MAX_DEPTH} deep")
     try:
@@ -145,18 +139,63 @@ def unpack(archive: Path, folder: Path, budget: Budget, depth: int = 1) -> None:
         raise Refused(f"{archive.name}: not a readable archive ({type(exc).__name__}: {exc})") from None
     except (NotImplementedError, RuntimeError) as exc:  # zipfile: an unknown method, a password
         raise Refused(f"{archive.name}: cannot be read ({exc})") from None
+    unpack_inner(written, budget, depth + 1)
+
+
+def unpack_inner(written: list[Path], budget: Budget, depth: int) -> None:
+    """Each archive among the files `written` unpacked in its place: `hw1.zip` becomes a
+    folder `hw1.zip/`, so where the package was found names the archive it came in."""
     for inner in written:
-        if is_archive(inner.name):
-            target = inner.with_name(stem(inner.name))
-            if target.exists():
-                target = inner.with_name(inner.name + "-unpacked")
-            try:
-                target.mkdir()
-            except OSError as exc:
-                budget.notes.append(f"{inner.name}: not unpacked ({exc.strerror or exc})")
-                continue
-            unpack(inner, target, budget, depth + 1)
-            inner.unlink()
+        if not is_archive(inner.name):
+            continue
+        target = inner.with_name(inner.name + ".unpacking")
+        try:
+            target.mkdir()
+        except OSError as exc:
+            budget.notes.append(f"{inner.name}: not unpacked ({exc.strerror or exc})")
+            continue
+        unpack(inner, target, budget, depth)
+        inner.unlink()
+        target.rename(inner)
+
+
+def copy_folder(source: Path, folder: Path, budget: Budget) -> None:
+    """A student's folder that holds archives, copied into the existing `folder` (code and
+    archives only, regular files with one link, never through a link; hidden folders left
+    out), each archive then unpacked in its place. The upload itself is never written to."""
+    written = []
+    for top, subfolders, files in os.walk(source, followlinks=False):
+        here = Path(top).relative_to(source)
+        subfolders[:] = (
+            []
+            if len(here.parts) >= SEARCH_DEPTH
+            else sorted(name for name in subfolders if not name.startswith((".", "__")))
+        )
+        for name in sorted(files):
+            budget.member(name)
+            if wanted(name):
+                path = safe_path(str(here / name))
+                if (target := _copy_file(Path(top) / name, folder, path, budget)) is not None:
+                    written.append(target)
+    unpack_inner(written, budget, 1)
+
+
+def _copy_file(source: Path, folder: Path, path: PurePosixPath, budget: Budget) -> Path | None:
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        budget.notes.append(f"{path}: a symbolic link or unreadable; left out")
+        return None
+    with os.fdopen(fd, "rb") as data:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            budget.notes.append(f"{path}: not a regular file with one link; left out")
+            return None
+        _check_claim(path, info.st_size, None, budget)
+        target = _write(folder, path, data, info.st_size, budget)
+    if target is not None:
+        _set_time(target, info.st_mtime)
+    return target
 
 
 def _zip(archive: Path, folder: Path, budget: Budget) -> list[Path]:
@@ -172,23 +211,31 @@ def _zip(archive: Path, folder: Path, budget: Budget) -> list[Path]:
         for info in members:
             budget.member(info.filename)
             path = safe_path(info.filename)
-            kind = stat.S_IFMT(info.external_attr >> 16)
-            if info.is_dir() or kind == stat.S_IFDIR:
-                continue
-            if kind not in (0, stat.S_IFREG):  # a link is stored as a file holding its target
-                budget.notes.append(f"{path}: not a regular file (a link?); left out")
-                continue
-            if not wanted(path.name):
-                continue
-            _check_claim(path, info.file_size, info.compress_size, budget)
-            if info.flag_bits & 0x1:
-                raise Refused(f"{path} is password-protected; upload it without a password")
-            with bundle.open(info) as data:
-                target = _write(folder, path, data, info.file_size, budget)
-            if target is not None:
-                _set_time(target, _zip_time(info.date_time))
+            if (target := copy_member(bundle, info, folder, path, budget)) is not None:
                 written.append(target)
     return written
+
+
+def copy_member(bundle: zipfile.ZipFile, info: zipfile.ZipInfo, folder: Path, path: PurePosixPath,
+                budget: Budget) -> Path | None:  # fmt: skip
+    """One zip member written at `folder/path` when grading can use it (code, an archive);
+    its claims checked first. Returns the file written, or None."""
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if info.is_dir() or kind == stat.S_IFDIR:
+        return None
+    if kind not in (0, stat.S_IFREG):  # a link is stored as a file holding its target
+        budget.notes.append(f"{path}: not a regular file (a link?); left out")
+        return None
+    if not wanted(path.name):
+        return None
+    _check_claim(path, info.file_size, info.compress_size, budget)
+    if info.flag_bits & 0x1:
+        raise Refused(f"{path} is password-protected; upload it without a password")
+    with bundle.open(info) as data:
+        target = _write(folder, path, data, info.file_size, budget)
+    if target is not None:
+        _set_time(target, _zip_time(info.date_time))
+    return target
 
 
 def _tar(raw: BinaryIO, folder: Path, budget: Budget) -> list[Path]:
@@ -272,40 +319,26 @@ def _zip_time(date_time: tuple[int, ...]) -> float | None:
         return None
 
 
-class _Capped(io.RawIOBase):
+class _Capped:
     """A tar stream that stops at the byte budget and at a ratio of unpacked to compressed
-    bytes that no honest archive reaches, before tarfile reads a long header into memory."""
+    bytes that no honest archive reaches: tarfile reads everything through it, skipped
+    members and long headers (a pax header may claim a gigabyte) included."""
 
     def __init__(self, stream: BinaryIO, raw: BinaryIO, budget: Budget) -> None:
         self.stream, self.raw, self.budget, self.count = stream, raw, budget, 0
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:
-        return self._take(self.stream.readinto(buffer))
-
     def read(self, size: int = -1) -> bytes:
-        if size < 0 or size > self.budget.bytes + CHUNK:
-            raise Refused(f"a tar header or member asks for more than the {MAX_TOTAL_BYTES // 1024**2} MiB budget")
-        chunks, left = [], size
-        while left > 0:
-            chunk = self.stream.read(min(CHUNK, left))
-            if not chunk:
-                break
-            self._take(len(chunk))
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        chunk = self.stream.read(min(size, CHUNK) if size >= 0 else CHUNK)
+        self._take(len(chunk))
+        return chunk
 
-    def _take(self, count: int) -> int:
+    def _take(self, count: int) -> None:
         self.count += count
         if self.count > MAX_TOTAL_BYTES:
             raise Refused(f"more than {MAX_TOTAL_BYTES // 1024**2} MiB in the tar")
         if self.count > RATIO_SLACK and self.count > MAX_RATIO * max(self.raw.tell(), 1):
             raise Refused(f"compressed over {MAX_RATIO} to 1 (a tar bomb?)")
         self.budget.clock()
-        return count
 
 
 def unpack_tar(archive: bytes, folder: Path) -> None:

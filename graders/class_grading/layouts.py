@@ -6,30 +6,58 @@
     lms-zip     an LMS download whose file names carry the student (Canvas: name_id_id_file)
     classroom   a folder of GitHub Classroom clones: SUBMISSIONS/{assignment}-{user}/.git
 
-Only the student's folder is found here; where the package is inside it (`minigrad/`, a
-wrapping folder, a flat upload) is the grader's own intake's job, so every layout gets the
-same rules and the same refusals.
+Only the student's upload is found here; where the package is inside it is the grader's own
+intake's job, so every layout gets the same rules and the same refusals. An upload that holds
+archives is copied into staging first (code and archives only, each archive unpacked by
+archives.py's rules): the submissions folder is never written to. Each student's id comes
+from the layout's own key, and those keys (Canvas user id, Gradescope submission id and SIDs,
+nbgrader id, GitHub login, folder) travel with the submission as columns of grades.csv, so an
+LMS import needs no matching by name.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
-from dataclasses import dataclass
+import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from . import lms_zip
+from . import archives, lms_zip
 from .students import safe_id, unique
 
 LAYOUTS = ("auto", "folders", "nbgrader", "gradescope", "lms-zip", "classroom")
 GRADESCOPE_METADATA = "submission_metadata.yml"
+WALK_ENTRIES = 2000  # files and folders looked at in one student's folder, at most
 
 
 @dataclass(frozen=True)
 class Submission:
     student: str  # a safe id (students.safe_id), unique in the class
-    folder: Path  # what the grader is given
+    folder: Path | None  # what the grader is given; None when the upload was refused
+    source: str  # the upload where the instructor finds it: a folder, or the download's file names
+    keys: dict[str, str] = field(default_factory=dict)  # the layout's own keys: columns of grades.csv
+    refused: str = ""  # why the upload cannot be graded
+    submitted_at: datetime.datetime | None = None  # when it was handed in, where the layout says
+    late: bool = False  # the LMS marked it late
+    graded_as: str = ""  # a group member: graded once, as this student
+
+
+@dataclass
+class _Found:
+    """A submission before ids are given: `raw` becomes the id, `order` keeps ids stable."""
+
+    raw: str
+    order: tuple
+    folder: Path | None
+    source: str
+    keys: dict[str, str]
+    refused: str = ""
+    submitted_at: datetime.datetime | None = None
+    late: bool = False
+    group: str = ""  # members of one group submission share it
 
 
 def detect(path: Path) -> str:
@@ -40,75 +68,197 @@ def detect(path: Path) -> str:
         return "gradescope"
     if path.name == "submitted" or (path / "submitted").is_dir():
         return "nbgrader"
-    subfolders = _subfolders(path)
+    subfolders = _subfolders(path, set())
     if subfolders and all((folder / ".git").exists() for folder in subfolders):
         return "classroom"
     return "folders"
 
 
-def collect(path: Path, layout: str, staging: Path) -> tuple[str, list[Submission], list[str]]:
-    """The layout used, every student's submission (sorted by id), and warnings about
-    anything that could not be assigned to a student. `staging` receives unpacked uploads."""
+def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, list[Submission], list[str]]:
+    """The layout used, every student's submission (sorted by id), and warnings: anything
+    that could not be assigned to a student, files superseded or left out, renumbered ids.
+    `staging` receives unpacked uploads; `out` (which may lie inside `path`) is no student."""
     if layout == "auto":
         layout = detect(path)
+    warnings: list[str] = []
+    skip = {out.resolve()}
     if layout == "lms-zip":
-        found, warnings = lms_zip.unpack(path, staging)
-        return layout, _named(found), warnings
-    if not path.is_dir():
+        found, warnings = _lms(path, staging)
+    elif not path.is_dir():
         raise SystemExit(f"{path}: not a folder (a {layout} layout is a folder)")
-    if layout == "gradescope":
-        return layout, _named(_gradescope(path)), []
-    if layout == "nbgrader":
-        return layout, _named(_nbgrader(path)), []
-    folders = _subfolders(path)
-    names = [folder.name for folder in folders]
-    if layout == "classroom":
-        names = _without_common_prefix(names)
-    return layout, _named(list(zip(names, folders))), []
+    elif layout == "gradescope":
+        found = _gradescope(path)
+    elif layout == "nbgrader":
+        found = _nbgrader(path, skip)
+    else:
+        folders = _subfolders(path, skip)
+        names = _without_common_prefix([f.name for f in folders]) if layout == "classroom" else []
+        key = "github_login" if layout == "classroom" else "folder"
+        found = [_Found(names[i] if names else f.name, (f.name,), f, str(f), {key: names[i] if names else f.name},
+                        submitted_at=_newest(f)) for i, f in enumerate(folders)]  # fmt: skip
+    if out.resolve().parent in (path.resolve(), (path / "submitted").resolve()):
+        warnings.append(f"--out {out.name} lies inside the submissions: not graded as a student")
+    _stage_archives(found, staging, warnings)
+    submissions, renamed = _named(found)
+    return layout, submissions, warnings + renamed
 
 
-def _named(found: list[tuple[str, Path]]) -> list[Submission]:
-    found = sorted(found, key=lambda pair: (safe_id(pair[0]), pair[0]))
-    ids = unique([safe_id(raw) for raw, _ in found])
-    return [Submission(student, folder) for student, (_, folder) in zip(ids, found)]
+def _named(found: list[_Found]) -> tuple[list[Submission], list[str]]:
+    """Ids in a stable order (by id, then the layout's key), numbered where two come out
+    alike, and a warning for each one numbered."""
+    found = sorted(found, key=lambda f: (safe_id(f.raw), f.order))
+    wanted = [safe_id(f.raw) for f in found]
+    ids = unique(wanted)
+    warnings = [f"{f.source}: its id {want} is taken by another student; graded as {got}"
+                for f, want, got in zip(found, wanted, ids) if want != got]  # fmt: skip
+    first_of_group: dict[str, str] = {}
+    submissions = []
+    for f, student in zip(found, ids):
+        graded_as = first_of_group.setdefault(f.group, student) if f.group else student
+        submissions.append(Submission(student, f.folder, f.source, f.keys, f.refused, f.submitted_at, f.late,
+                                      "" if graded_as == student else graded_as))  # fmt: skip
+    return sorted(submissions, key=lambda s: s.student), warnings
 
 
-def _subfolders(path: Path) -> list[Path]:
-    """Real folders only (never a link), without the hidden ones uploads and clones carry."""
+def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> None:
+    """An upload folder holding archives is replaced by a staged copy with them unpacked (once
+    for a group's members, who share the folder)."""
+    staged: dict[Path, tuple[Path | None, str]] = {}
+    for n, entry in enumerate(found):
+        if entry.folder is None or entry.refused or not _holds_archive(entry.folder):
+            continue
+        if entry.folder not in staged:
+            target = staging / f"folder-{n}"
+            target.mkdir(parents=True)
+            budget = archives.Budget()
+            try:
+                archives.copy_folder(entry.folder, target, budget)
+                staged[entry.folder] = (target, "")
+            except (archives.Refused, OSError) as exc:
+                staged[entry.folder] = (None, str(exc))
+                shutil.rmtree(target)  # nothing of a refused upload is kept
+            warnings += [f"{entry.source}: {note}" for note in budget.notes]
+        entry.folder, entry.refused = staged[entry.folder]
+
+
+def _holds_archive(folder: Path) -> bool:
+    looked = 0
+    for _, subfolders, files in os.walk(folder, followlinks=False):
+        subfolders[:] = [name for name in subfolders if not name.startswith((".", "__"))]
+        looked += len(subfolders) + len(files)
+        if any(archives.is_archive(name) for name in files):
+            return True
+        if looked > WALK_ENTRIES:
+            return False
+    return False
+
+
+def _newest(folder: Path) -> datetime.datetime | None:
+    """When a folder's files were last changed (the newest of them): its hand-in time."""
+    newest, looked = None, 0
+    for top, subfolders, files in os.walk(folder, followlinks=False):
+        subfolders[:] = [name for name in subfolders if not name.startswith((".", "__"))]
+        for name in files:
+            looked += 1
+            try:
+                mtime = os.stat(Path(top) / name, follow_symlinks=False).st_mtime
+            except OSError:
+                continue
+            newest = mtime if newest is None else max(newest, mtime)
+        if looked > WALK_ENTRIES:
+            break
+    return None if newest is None else datetime.datetime.fromtimestamp(newest, datetime.timezone.utc)
+
+
+def _subfolders(path: Path, skip: set[Path]) -> list[Path]:
+    """Real folders only (never a link), without the hidden ones uploads and clones carry,
+    nor `--out` when it was put among them."""
     if not path.is_dir():
         return []
     with os.scandir(path) as entries:
-        return sorted(
-            path / e.name for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__"))
-        )
+        folders = [path / e.name for e in entries
+                   if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__"))]  # fmt: skip
+    return sorted(folder for folder in folders if folder.resolve() not in skip)
 
 
-def _nbgrader(path: Path) -> list[tuple[str, Path]]:
+def _lms(path: Path, staging: Path) -> tuple[list[_Found], list[str]]:
+    uploads, warnings = lms_zip.unpack(path, staging)
+    names = [upload.name for upload in uploads]
+    found = []
+    for upload in uploads:
+        raw = upload.name if names.count(upload.name) == 1 else f"{upload.name}-{upload.user}"
+        source = f"{path.name}: {upload.name}_{upload.user}_*"
+        found.append(_Found(raw, lms_zip.number(upload.user), None if upload.refused else upload.folder, source,
+                            {"canvas_user_id": upload.user}, upload.refused, late=upload.late))  # fmt: skip
+        warnings += [f"{source}: {note}" for note in upload.notes]
+    return found, warnings
+
+
+def _nbgrader(path: Path, skip: set[Path]) -> list[_Found]:
     """submitted/{student}/{assignment}/: the assignment folder when there is exactly one
     (nbgrader adds a timestamp.txt beside the files), else the student's folder."""
     submitted = path if path.name == "submitted" else path / "submitted"
     found = []
-    for student in _subfolders(submitted):
-        assignments = _subfolders(student)
-        found.append((student.name, assignments[0] if len(assignments) == 1 else student))
+    for student in _subfolders(submitted, skip):
+        assignments = _subfolders(student, skip)
+        folder = assignments[0] if len(assignments) == 1 else student
+        found.append(_Found(student.name, (student.name,), folder, str(folder), {"nbgrader_id": student.name},
+                            submitted_at=_timestamp(folder / "timestamp.txt") or _newest(folder)))  # fmt: skip
     return found
 
 
-def _gradescope(path: Path) -> list[tuple[str, Path]]:
+def _timestamp(path: Path) -> datetime.datetime | None:
+    """nbgrader's timestamp.txt (UTC when it names no zone), or None."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as file:
+            return when(file.read(100))
+    except OSError:
+        return None
+
+
+def when(value: object) -> datetime.datetime | None:
+    """A time from metadata (a YAML timestamp, `2026-11-20 10:00:00.123456789 -08:00`, an
+    ISO string), timezone-aware (UTC when it names no zone); None when it is no time."""
+    if isinstance(value, datetime.datetime):
+        moment = value
+    else:
+        text = str(value).strip()
+        date, _, rest = text.partition(" ")
+        clock, _, zone = rest.partition(" ")
+        if "." in clock:
+            seconds, fraction = clock.split(".", 1)
+            clock = f"{seconds}.{fraction[:6]}"
+        try:
+            moment = datetime.datetime.fromisoformat(f"{date}T{clock}{zone}" if clock else text)
+        except ValueError:
+            return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+
+
+def _gradescope(path: Path) -> list[_Found]:
     """Gradescope's metadata maps each submission_NNN folder to its submitters (Ruby symbols
-    as keys: `:submitters:`, `:sid:`); a group submission is graded under its first member."""
+    as keys: `:submitters:`, `:sid:`). A group submission is one grading and a row for every
+    submitter: each member's id is their SID (else email, else name), grades.csv says the group."""
     try:
         metadata = yaml.safe_load((path / GRADESCOPE_METADATA).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise SystemExit(f"{path / GRADESCOPE_METADATA}: cannot be read ({exc})") from exc
     found = []
-    for folder_name, entry in sorted((metadata or {}).items()):
+    for folder_name, entry in sorted((metadata if isinstance(metadata, dict) else {}).items(), key=str):
+        entry = entry if isinstance(entry, dict) else {}
         folder = path / str(folder_name)
-        submitters = (entry or {}).get(":submitters") or [{}]
-        first = submitters[0] or {}
-        student = first.get(":sid") or first.get(":email") or first.get(":name") or str(folder_name)
-        if folder.is_dir() and not folder.is_symlink():
-            found.append((str(student), folder))
+        submitters = [s for s in entry.get(":submitters") or [] if isinstance(s, dict)] or [{}]
+        everyone = "; ".join(str(s.get(":sid") or s.get(":email") or s.get(":name") or "") for s in submitters)
+        number = str(folder_name).removeprefix("submission_")
+        usable = folder.is_dir() and not folder.is_symlink()
+        for submitter in submitters:
+            raw = str(submitter.get(":sid") or submitter.get(":email") or submitter.get(":name") or folder_name)
+            keys = {"gradescope_submission_id": number, "sid": str(submitter.get(":sid") or ""),
+                    "email": str(submitter.get(":email") or ""), "submitters": everyone}  # fmt: skip
+            found.append(_Found(raw, (number, raw), folder if usable else None, str(folder), keys,
+                                "" if usable else "the submission's folder is missing or a link",
+                                when(entry.get(":created_at")) if entry.get(":created_at") else None,
+                                group=str(folder_name) if len(submitters) > 1 else ""))  # fmt: skip
     return found
 
 

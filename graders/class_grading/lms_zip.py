@@ -1,114 +1,109 @@
 """Unpack an LMS's bulk download: one zip whose file names carry the student.
 
-Canvas names each file `{name}_{userid}_{submissionid}_{filename}` (`{name}_late_...` when
-late) and appends `-1`, `-2` to a file submitted again under the same name: the newest copy
-of a name (latest submission, highest suffix) is the one unpacked. A student who
-uploaded a zip of their folder gets that zip's members unpacked in place. Nothing in the zip
-is trusted: only regular files are written, each under a path that cannot leave the
-student's folder, never through a link, and a student's files are capped in number and size.
+Canvas names each file `{name}_{userid}_{submissionid}_{filename}` (`{name}_LATE_...` when it
+came after the deadline, in any letter case) and appends `-1`, `-2` to a file submitted again
+under the same name. A student is their Canvas user id, so two students who share a name stay
+two. Of a student's files only their newest submission's are used, and of a name submitted
+again the highest `-N`; the others are reported as superseded. An archive the student uploaded
+(`.zip`, `.tar`, `.tar.gz`) is unpacked in its place by archives.py's rules; a student whose
+files break a rule (a path out of their folder, a bomb, a corrupt or encrypted archive) is
+that student's refusal, with the reason, and the other students go on.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import stat
+import shutil
 import zipfile
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-CANVAS = re.compile(r"(?P<name>[^_]+)_(?:late_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)")
-RESUBMITTED = re.compile(r"-\d+(?=\.[A-Za-z0-9]+$)")  # engine-1.py: Canvas renamed a resubmission
-MAX_FILES = 200  # per student
-MAX_BYTES = 16 * 1024 * 1024  # per student, unpacked
+from . import archives
+
+CANVAS = re.compile(
+    r"(?P<name>[^_]+)_(?:(?P<late>[Ll][Aa][Tt][Ee])_)?(?P<user>[0-9]+)_(?P<submission>[0-9]+)_(?P<file>.+)"
+)
+RESUBMITTED = re.compile(r"-(?P<n>[0-9]+)(?=(?:\.[A-Za-z0-9]+)+$)")  # engine-1.py: Canvas renamed a resubmission
 
 
-def unpack(archive: Path, staging: Path) -> tuple[list[tuple[str, Path]], list[str]]:
-    """Each student's files unpacked into `staging/{n}/`; returns (student name, folder) pairs
-    and a warning for every entry that names no student or could not be unpacked."""
+@dataclass
+class Upload:
+    """One Canvas student's files, as found in the download."""
+
+    name: str
+    user: str
+    folder: Path
+    late: bool = False
+    refused: str = ""  # why the files could not be unpacked
+    notes: list[str] = field(default_factory=list)  # files left out or superseded
+
+
+def number(digits: str) -> tuple[int, str]:
+    """A digit string's order as a number, without converting it (a 4,400-digit id is an
+    attack on int(), not a submission)."""
+    digits = digits.lstrip("0")
+    return (len(digits), digits)
+
+
+def unpack(archive: Path, staging: Path) -> tuple[list[Upload], list[str]]:
+    """Each student's files unpacked into `staging/{n}/`; returns the uploads (sorted by user
+    id) and a warning for every entry that names no student."""
     warnings: list[str] = []
-    by_student: dict[tuple[str, str], list[tuple[tuple, zipfile.ZipInfo, str]]] = defaultdict(list)
+    by_user: dict[str, list[tuple[zipfile.ZipInfo, re.Match]]] = defaultdict(list)
     try:
         bundle = zipfile.ZipFile(archive)
+    except UnicodeDecodeError:
+        raise SystemExit(f"{archive}: a file name in it is marked UTF-8 but is not; not an LMS download") from None
     except (OSError, zipfile.BadZipFile) as exc:
         raise SystemExit(f"{archive}: not a readable zip ({exc})") from exc
     with bundle:
-        for info in bundle.infolist():
+        for info in sorted(bundle.infolist(), key=lambda info: info.header_offset):
             if info.is_dir():
                 continue
             match = CANVAS.fullmatch(PurePosixPath(info.filename).name)
-            if match is None:
+            if match is None or "\\" in info.filename or ".." in info.filename.split("/"):
                 warnings.append(f"{info.filename}: the name carries no student (expected name_id_id_file)")
                 continue
-            again = RESUBMITTED.search(match["file"])
-            newest_first = (-int(match["submission"]), -int(again[0][1:]) if again else 0)
-            by_student[(match["name"], match["user"])].append((newest_first, info, RESUBMITTED.sub("", match["file"])))
-        names = [name for name, _ in by_student]
-        found = []
-        for n, ((name, user), entries) in enumerate(sorted(by_student.items())):
+            by_user[match["user"]].append((info, match))
+        uploads = []
+        for n, user in enumerate(sorted(by_user, key=number)):
+            entries = by_user[user]
             folder = staging / str(n)
             folder.mkdir(parents=True)
-            budget = _Budget(name)
-            for _, info, filename in sorted(entries, key=lambda entry: (entry[0], entry[1].filename)):
-                if filename.lower().endswith(".zip"):
-                    _unpack_inner(bundle, info, folder, budget)
-                elif _is_regular(info):
-                    _write(folder, filename, bundle.read(info), budget)
-            warnings.extend(budget.problems)
-            found.append((name if names.count(name) == 1 else f"{name}_{user}", folder))
-    return found, warnings
+            upload = Upload(entries[0][1]["name"], user, folder, any(m["late"] for _, m in entries))
+            try:
+                _unpack_student(bundle, entries, upload)
+            except (archives.Refused, OSError) as exc:
+                upload.refused = str(exc)
+                shutil.rmtree(folder)  # nothing of a refused upload is kept
+            uploads.append(upload)
+    return uploads, warnings
 
 
-class _Budget:
-    """What one student may still unpack, and what was refused."""
-
-    def __init__(self, student: str) -> None:
-        self.student, self.files, self.bytes = student, MAX_FILES, MAX_BYTES
-        self.problems: list[str] = []
-
-    def take(self, name: str, size: int) -> bool:
-        if self.files == 0 or size > self.bytes:
-            self.problems.append(f"{self.student}: {name} not unpacked (over {MAX_FILES} files or {MAX_BYTES} bytes)")
-            return False
-        self.files -= 1
-        self.bytes -= size
-        return True
-
-
-def _is_regular(info: zipfile.ZipInfo) -> bool:
-    """Zips made on Unix record the file type; a link is stored as a 'file' holding its target."""
-    kind = stat.S_IFMT(info.external_attr >> 16)
-    return kind in (0, stat.S_IFREG)
-
-
-def _unpack_inner(bundle: zipfile.ZipFile, info: zipfile.ZipInfo, folder: Path, budget: _Budget) -> None:
-    """A student's own zip: its regular members, at their paths inside the student's folder."""
-    if not budget.take(info.filename, 0):
-        return
-    try:
-        with bundle.open(info) as raw, zipfile.ZipFile(raw) as inner:
-            for member in inner.infolist():
-                parts = PurePosixPath(member.filename).parts
-                if member.is_dir() or not _is_regular(member) or not parts or parts[0] == "/" or ".." in parts:
-                    continue
-                if member.file_size <= budget.bytes:
-                    _write(folder, "/".join(parts), inner.read(member), budget)
-                else:
-                    budget.take(member.filename, member.file_size)
-    except (zipfile.BadZipFile, OSError) as exc:
-        budget.problems.append(f"{budget.student}: {info.filename} is not a readable zip ({exc})")
-
-
-def _write(folder: Path, relative: str, data: bytes, budget: _Budget) -> None:
-    """A new file under `folder`, never through a link; folders on the way are made."""
-    if not budget.take(relative, len(data)):
-        return
-    target = folder / relative
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except OSError as exc:
-        budget.problems.append(f"{budget.student}: {relative} not unpacked ({exc.strerror or exc})")
-        return
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
+def _unpack_student(bundle: zipfile.ZipFile, entries: list[tuple[zipfile.ZipInfo, re.Match]], upload: Upload) -> None:
+    """The newest copy of each of the student's file names, under one budget."""
+    newest = max((m["submission"] for _, m in entries), key=number)
+    chosen: dict[str, tuple[tuple, zipfile.ZipInfo]] = {}
+    for info, match in entries:
+        if match["submission"] != newest:
+            upload.notes.append(f"{info.filename}: an earlier submission ({match['submission']}); superseded")
+            continue
+        again = RESUBMITTED.search(match["file"])
+        name = RESUBMITTED.sub("", match["file"]) if again else match["file"]
+        rank = number(again["n"]) if again else (0, "")
+        if name in chosen:
+            older, newer = sorted([chosen[name], (rank, info)], key=lambda pair: pair[0])
+            upload.notes.append(f"{older[1].filename}: resubmitted as {newer[1].filename}; superseded")
+            chosen[name] = newer
+        else:
+            chosen[name] = (rank, info)
+    budget = archives.Budget()
+    written = []
+    for name, (_, info) in sorted(chosen.items()):
+        budget.member(info.filename)
+        path = PurePosixPath(archives.safe_path(name).name)
+        if (target := archives.copy_member(bundle, info, upload.folder, path, budget)) is not None:
+            written.append(target)
+    archives.unpack_inner(written, budget, 1)
+    upload.notes += budget.notes

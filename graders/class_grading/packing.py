@@ -31,6 +31,7 @@ class Packed:
     digest: str  # sha256 of the archive and the refusals
     found: bool = True  # whether the intake found a package at all
     location: str = ""  # where, from the upload's top ("" for its top)
+    others: tuple[str, ...] = ()  # other copies of the package, not graded
 
 
 def pack(upload: Path) -> Packed:
@@ -48,7 +49,7 @@ def pack(upload: Path) -> Packed:
     digest = hashlib.sha256(archive)
     for problem in taken.refused:
         digest.update(f"\0refused\0{problem}".encode())
-    return Packed(archive, tuple(taken.refused), digest.hexdigest(), taken.found, taken.location)
+    return Packed(archive, tuple(taken.refused), digest.hexdigest(), taken.found, taken.location, tuple(taken.others))
 
 
 def unpack(archive: bytes, folder: Path) -> None:

@@ -1,37 +1,45 @@
-"""Student ids as they may be used for folder and file names.
+"""Student ids as they may be used for folder names, CSV cells and gradebook keys.
 
-Ids come from folder names, zip entries, YAML and CSV files that students or an LMS wrote;
-reduced to `[A-Za-z0-9._-]` with no leading dot, they can never name a hidden file, leave
-`--out` or collide with the class's own output files.
+Ids come from folder names, zip entries, YAML and CSV files that students or an LMS wrote.
+An id keeps a name's letters and digits in any script (`José García` -> `José-García`, NFC
+first, so the two ways of writing `é` agree); every other run of characters becomes one `-`,
+and none is kept at either end. So an id never names a hidden file, never leaves `--out`,
+never starts a spreadsheet formula (`= + - @`) and never equals one of the class's own
+output files. Two students whose ids come out alike are numbered, never merged, and said.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-# The class's own files beside the student folders: no student folder may take their names.
+OTHER = re.compile(r"(?:[^\w]|_)+")  # \w: Unicode letters and digits (and `_`, replaced too)
+MAX_LENGTH = 64  # characters; the rest of a long name adds nothing but risk
+# What the class command writes beside the student folders, and nbgrader's SQLite files.
 RESERVED = {"grades.csv", "errors.csv", "changes.csv", "item_analysis.csv", "summary.md", "histogram.png",
-            "feedback.zip"}  # fmt: skip
+            "feedback.zip", "gradebook.db", "gradebook.db-journal", "gradebook.db-wal", "gradebook.db-shm"}  # fmt: skip
 
 
 def safe_id(raw: str) -> str:
-    """`raw` reduced to a name that is safe as a folder under `--out`."""
-    cleaned = UNSAFE.sub("_", raw.strip()).lstrip(".")
+    """`raw` reduced to an id that is safe as a folder under `--out` and as a CSV cell."""
+    text = unicodedata.normalize("NFC", raw)
+    cleaned = OTHER.sub("-", text).strip("-")[:MAX_LENGTH].rstrip("-")
     if not cleaned:
         return "student"
-    return f"{cleaned}_" if cleaned in RESERVED else cleaned
+    return f"{cleaned}-student" if cleaned.casefold() in RESERVED else cleaned
 
 
 def unique(ids: list[str]) -> list[str]:
-    """`ids` with repeats numbered (`alice`, `alice-2`), so no two students share a folder."""
-    seen: set[str] = set()
+    """`ids` with repeats numbered in the order given (`alice`, `alice-2`; letter case does not
+    tell two apart), so no two students share a folder. The caller sorts by a stable key."""
+    seen = {name.casefold() for name in ids}
+    taken: set[str] = set()
     result = []
     for raw in ids:
         name, n = raw, 1
-        while name in seen:
+        while name.casefold() in taken or (n > 1 and name.casefold() in seen):
             n += 1
             name = f"{raw}-{n}"
-        seen.add(name)
+        taken.add(name.casefold())
         result.append(name)
     return result

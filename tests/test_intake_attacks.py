@@ -1,0 +1,426 @@
+"""minigrad-class against hostile and awkward uploads: each case is a real upload (zips and
+tars built byte by byte), graded by the real command in a fresh process.
+
+The class command runs as root, so what it unpacks must land only in its own staging folder
+under --out, within budgets checked before reading, and one student's bad upload must cost
+that student only: every student has a row, honest neighbours keep their exact scores, and
+the gradebook says what grades.csv says. Grading is the quiz only (`--parts checkpoint`),
+which keeps the runs fast while the totals stay exact: Ada's answers score 12, Nia's 10.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from course.submissions import materialize
+from graders import intake
+from graders.class_grading import archives, packing
+
+from grading import ROOT, grader_tmp, needs_isolation
+from nbgrader_export import nbgrader_export
+
+EXAMPLES = ROOT / "examples" / "submissions"
+ADA, NIA = EXAMPLES / "ada-correct.json", EXAMPLES / "nia-quiz-wrong.json"
+MiB = 1024 * 1024
+REFUSED = "not graded: upload refused (see errors.csv)"
+WINDOWS = "a Windows path (backslash or drive letter)"
+
+
+# --- building uploads ---------------------------------------------------------------------------
+
+
+def package(spec: Path, tmp_path: Path) -> dict[str, bytes]:
+    """The spec's minigrad/ files by name."""
+    built = materialize(spec, tmp_path / f".build-{spec.stem}-{time.monotonic_ns()}")
+    files = {path.name: path.read_bytes() for path in sorted((built / "minigrad").glob("*.py"))}
+    shutil.rmtree(built)
+    return files
+
+
+def zip_bytes(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED, reverse: bool = False) -> bytes:
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", method) as bundle:
+        for name, content in members.items():
+            bundle.writestr(name, content)
+        if reverse:
+            bundle.filelist.reverse()  # the central directory lists the members back to front
+    return data.getvalue()
+
+
+def tar_bytes(members: dict[str, bytes], mode: str = "w:gz", links: dict[str, str] | None = None) -> bytes:
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode=mode) as tar:
+        for name, content in members.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(content), 1_700_000_000
+            tar.addfile(info, io.BytesIO(content))
+        for name, target in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            tar.addfile(info)
+    return data.getvalue()
+
+
+def under(folder: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    return {f"{folder}/{name}": data for name, data in files.items()}
+
+
+def encrypted_zip(files: dict[str, bytes]) -> bytes:
+    """A zip whose members say they are password-protected (bit 0 of the flags, set in every
+    local header and central directory entry: zipfile itself writes no encrypted zips)."""
+    data = bytearray(zip_bytes(files))
+    bundle = zipfile.ZipFile(io.BytesIO(bytes(data)))
+    places = [info.header_offset + 6 for info in bundle.infolist()]
+    entry = bundle.start_dir
+    while data[entry : entry + 4] == b"PK\x01\x02":
+        places.append(entry + 8)
+        entry += (
+            46
+            + int.from_bytes(data[entry + 28 : entry + 30], "little")
+            + int.from_bytes(data[entry + 30 : entry + 32], "little")
+            + int.from_bytes(data[entry + 32 : entry + 34], "little")
+        )
+    for place in places:
+        data[place] |= 0x1
+    return bytes(data)
+
+
+def corrupt_zip(files: dict[str, bytes]) -> bytes:
+    """A zip whose deflate stream is damaged in the middle of its first member."""
+    data = bytearray(zip_bytes(files))
+    start = 30 + len(next(iter(files)).encode())  # after the first local header and its name
+    for i in range(start + 20, start + 60):
+        data[i] ^= 0x5A
+    return bytes(data)
+
+
+def badly_named_zip(files: dict[str, bytes]) -> bytes:
+    """A zip with a member whose name is flagged UTF-8 but is not UTF-8 (0xff 0xfe)."""
+    data = zip_bytes({**files, "minigrad/\u00e9.py": b"x = 1\n"})
+    return data.replace("\u00e9".encode(), b"\xff\xfe")
+
+
+def nested(levels: int, files: dict[str, bytes]) -> bytes:
+    """`files` in a zip in a zip ... `levels` deep."""
+    data = zip_bytes(files)
+    for level in range(levels - 1):
+        data = zip_bytes({f"level{level}.zip": data})
+    return data
+
+
+BOMB = zip_bytes({"zeros.zip": bytes(30 * MiB)})  # 30 MiB of zeros, compressed a thousand to one
+BOMB_RATIO = 30 * MiB // zipfile.ZipFile(io.BytesIO(BOMB)).getinfo("zeros.zip").compress_size
+
+
+def zip_bomb() -> bytes:
+    """A zip holding a zip bomb."""
+    return zip_bytes({"hw1/bomb.zip": BOMB, "hw1/README.py": b"# hi\n"})
+
+
+def seek_bomb() -> bytes:
+    """20,000 members listed back to front: each read would seek back through the stream."""
+    return zip_bytes({f"m/{i:05}.py": b"" for i in range(20_000)}, reverse=True)
+
+
+def canvas(files: dict[str, bytes]) -> bytes:
+    return zip_bytes(files)
+
+
+# --- running the class command ------------------------------------------------------------------
+
+
+def grade_class(submissions: Path, out: Path, *options: str) -> tuple[subprocess.CompletedProcess, int]:
+    """minigrad-class in a fresh process under a wrapper that reports the peak memory (KiB) of
+    the command and everything it started; its temporary folder must end up empty."""
+    command = [sys.executable, "-m", "graders.class_grading.cli", str(submissions), "--out", str(out), *options]
+    wrapper = ("import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+               "sys.exit(code)")  # fmt: skip
+    with grader_tmp() as work:
+        run = subprocess.run([sys.executable, "-c", wrapper, *command], capture_output=True, text=True, timeout=900,
+                             env={**os.environ, "TMPDIR": str(work)})  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    peak = int(run.stderr.strip().splitlines()[-1])
+    return run, peak
+
+
+def read_csv(path: Path) -> dict[str, dict[str, str]]:
+    return {row["student"]: row for row in csv.DictReader(path.open(newline="", encoding="utf-8"))}
+
+
+def check_outputs(out: Path, tmp_path: Path) -> tuple[dict, dict]:
+    """grades.csv and errors.csv; the gradebook agrees with grades.csv, staging is gone, and
+    no student text starts a formula or carries markup into a CSV."""
+    rows, errors = read_csv(out / "grades.csv"), read_csv(out / "errors.csv")
+    assert not [p for p in out.iterdir() if p.name.startswith(".staging")]
+    exported = nbgrader_export(f"sqlite:///{out / 'gradebook.db'}", tmp_path)
+    graded = {s: float(r["total"]) for s, r in rows.items() if r["status"].startswith("graded")}
+    assert {s: float(r["score"]) for s, r in exported.items() if s in graded} == graded
+    for name in ("grades.csv", "errors.csv"):
+        for row in csv.reader((out / name).open(newline="", encoding="utf-8")):
+            assert not [cell for cell in row if cell[:1] in ("=", "+", "-", "@") or "<" in cell or "\x1b" in cell]
+    return rows, errors
+
+
+# --- an LMS download full of attacks, with honest students among them -------------------------
+
+
+@needs_isolation
+def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> None:
+    ada, nia = package(ADA, tmp_path), package(NIA, tmp_path)
+    slip = tmp_path.name + "-slip"  # what a zip slip would create: /tmp/{slip}/... or beside --out
+    members = {
+        # honest: Alice's files one by one, late, her checkpoint resubmitted (the first had Nia's answers)
+        **{f"alice_LATE_101_9001_{name}": data for name, data in ada.items() if name != "checkpoint.py"},
+        "alice_LATE_101_9001_checkpoint.py": nia["checkpoint.py"],
+        "alice_LATE_101_9001_checkpoint-1.py": ada["checkpoint.py"],
+        "bob_102_9002_hw1.zip": zip_bytes(under("hw1/minigrad", nia)),
+        "tia_103_9003_hw1.tar.gz": tar_bytes(under("hw1/minigrad", ada)),
+        # two students with one name, told apart by their user ids
+        "sam_104_9004_minigrad.zip": zip_bytes(under("minigrad", ada)),
+        "sam_105_9005_minigrad.zip": zip_bytes(under("minigrad", nia)),
+        # ids that would take an output's name or start a formula
+        "gradebook.db_106_9006_minigrad.zip": zip_bytes(under("minigrad", ada)),
+        "-2-3_107_9007_minigrad.zip": zip_bytes(under("minigrad", nia)),
+        # attacks
+        "mallory_201_9101_hw1.zip": zip_bytes(
+            {**under("minigrad", ada), f"//tmp/{slip}/y.py": b"pwned\n", f"../../{slip}/z.py": b"pwned\n"}
+        ),  # fmt: skip
+        "bomber_202_9102_hw1.zip": zip_bomb(),
+        "seeker_203_9103_hw1.zip": seek_bomb(),
+        "locked_204_9104_hw1.zip": encrypted_zip(under("minigrad", ada)),
+        "broken_205_9105_hw1.zip": corrupt_zip(under("minigrad", ada)),
+        "badname_206_9106_hw1.zip": badly_named_zip(under("minigrad", ada)),
+        "deep_207_9107_hw1.zip": nested(5, under("minigrad", ada)),
+        "linker_208_9108_hw1.tar": tar_bytes(under("minigrad", ada), "w", links={"minigrad/nn.py": "/etc/shadow"}),
+        "abs_209_9109_hw1.tar.gz": tar_bytes({"/tmp/abs.py": b"pwned\n", **under("minigrad", ada)}),
+        f"huge_{'9' * 4400}_9110_engine-{'1' * 4400}.py": b"x = 1\n",
+    }
+    archive = tmp_path / "download.zip"
+    archive.write_bytes(canvas(members))
+    out = tmp_path / "out"
+    started = time.monotonic()
+    run, peak = grade_class(archive, out, "--parts", "checkpoint", "--jobs", "2")
+    assert peak < 512 * 1024, f"peak memory {peak} KiB"
+
+    rows, errors = check_outputs(out, tmp_path)
+    totals = {s: float(r["total"]) for s, r in rows.items() if r["status"] == "graded"}
+    assert totals == {"alice": 12.0, "bob": 10.0, "tia": 12.0, "sam-104": 12.0, "sam-105": 10.0,
+                      "gradebook-db": 12.0, "2-3": 10.0, "linker": 12.0, "huge": 0.0}  # fmt: skip
+    assert rows["alice"]["late"] == "late" and rows["alice"]["canvas_user_id"] == "101" and rows["bob"]["late"] == ""
+    assert rows["tia"]["found_in"] == "hw1.tar.gz/hw1/minigrad"
+    assert "alice_LATE_101_9001_checkpoint.py: resubmitted as alice_LATE_101_9001_checkpoint-1.py; superseded" in (
+        run.stdout
+    )
+    refused = {s for s, r in rows.items() if r["status"] == REFUSED}
+    assert refused == {"mallory", "bomber", "seeker", "locked", "broken", "badname", "deep", "abs"}
+    problem = {s: errors[s]["problem"] for s in refused}
+    assert problem["mallory"] == "upload refused: hw1.zip: a member has an absolute path: '//tmp/" + slip + "/y.py'"
+    assert problem["bomber"] == f"upload refused: bomb.zip: zeros.zip: compressed {BOMB_RATIO} to 1 (a zip bomb?)"
+    assert problem["seeker"] == "upload refused: hw1.zip: 20000 files, over the 2000 allowed"
+    assert problem["locked"] == (
+        "upload refused: hw1.zip: minigrad/__init__.py is password-protected; upload it without a password"
+    )
+    assert problem["broken"].startswith("upload refused: hw1.zip: not a readable archive (")
+    assert problem["badname"] == "upload refused: hw1.zip: a member's name is marked UTF-8 but is not"
+    assert problem["deep"] == "upload refused: level1.zip: archives nested more than 3 deep"
+    assert problem["abs"] == "upload refused: hw1.tar.gz: a member has an absolute path: '/tmp/abs.py'"
+    assert rows["linker"]["status"] == "graded" and "minigrad/nn.py: not a regular file" in run.stdout
+    assert rows["huge"]["found_in"] == "." and rows["huge"]["canvas_user_id"] == "9" * 4400
+    for student in refused:
+        assert f"- warning: `{student}: upload refused" in run.stdout.replace("\\", "")  # summary.md says it too
+    assert not Path("/tmp", slip).exists() and not (tmp_path / slip).exists() and not Path("/tmp/abs.py").exists()
+    assert time.monotonic() - started < 300
+
+
+# --- archives.py on its own: each bomb refused fast ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("bomb.zip", zip_bomb(), f"bomb.zip: zeros.zip: compressed {BOMB_RATIO} to 1 (a zip bomb?)"),
+        ("seek.zip", seek_bomb(), "seek.zip: 20000 files, over the 2000 allowed"),
+        ("deep.zip", nested(5, {"a.py": b""}), "level1.zip: archives nested more than 3 deep"),
+        ("big.tar.gz", tar_bytes({"zeros.bin": bytes(60 * MiB)}), "big.tar.gz: compressed over 100 to 1 (a tar bomb?)"),
+        ("huge.tar.gz", tar_bytes({"zeros.bin": bytes(200 * MiB)}), "huge.tar.gz: zeros.bin: 209715200 bytes, over "
+         "what is left of the budget"),
+        ("pax.tar.gz", b"", "pax.tar.gz: compressed over 100 to 1 (a tar bomb?)"),
+        ("many.tar", tar_bytes({f"{i}.txt": b"" for i in range(3000)}, "w"),
+         "many.tar: more than 2000 files in the archive (at 2000.txt)"),
+        ("slip.zip", zip_bytes({"a\\..\\..\\b.py": b""}),
+         f"slip.zip: a member has {WINDOWS}: 'a\\\\..\\\\..\\\\b.py'"),
+        ("drive.zip", zip_bytes({"C:/x.py": b""}), f"drive.zip: a member has {WINDOWS}: 'C:/x.py'"),
+        ("lies.zip", b"PK\x03\x04 not a zip at all",
+         "lies.zip: not a readable archive (BadZipFile: File is not a zip file)"),
+    ],
+)  # fmt: skip
+def test_each_bomb_is_refused_fast_and_writes_nothing_out_of_its_folder(
+    tmp_path: Path, name: str, data: bytes, reason: str
+) -> None:
+    if name == "pax.tar.gz":  # a pax header 1 GiB long: tarfile reads a header whole, into memory
+        header = tarfile.TarInfo("././@PaxHeader")
+        header.type, header.size = tarfile.XHDTYPE, 1 << 30
+        stream = io.BytesIO()
+        with gzip.GzipFile(fileobj=stream, mode="wb") as packed:
+            packed.write(header.tobuf(tarfile.USTAR_FORMAT))
+            for _ in range(64):
+                packed.write(bytes(2 * MiB))
+        data = stream.getvalue()
+    archive, folder = tmp_path / name, tmp_path / "staging"
+    archive.write_bytes(data)
+    folder.mkdir()
+    started = time.monotonic()
+    with pytest.raises(archives.Refused) as refused:
+        archives.unpack(archive, folder, archives.Budget())
+    assert time.monotonic() - started < 10
+    assert str(refused.value) == reason
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "staging"])
+
+
+def test_the_packed_archive_is_unpacked_without_tarfile_filters(tmp_path: Path, monkeypatch) -> None:
+    """Debian 12's Python (3.11.2) has no extraction filters: unpacking must not need them."""
+    monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    upload = tmp_path / "upload" / "hw" / "minigrad"
+    upload.mkdir(parents=True)
+    (upload / "engine.py").write_text("x = 1\n")
+    packed = packing.pack(tmp_path / "upload")
+    packing.unpack(packed.archive, tmp_path)
+    assert (tmp_path / "hw" / "minigrad" / "engine.py").read_text() == "x = 1\n"
+    evil = tar_bytes({"../evil.py": b"x"}, "w")
+    with pytest.raises(archives.Refused, match="a path out of its folder"):
+        packing.unpack(evil, tmp_path / "hw")
+    assert not (tmp_path / "evil.py").exists()
+
+
+# --- folders: honest uploads found wherever they are; ids; --out among the submissions ------------
+
+
+@needs_isolation
+def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> None:
+    ada, nia = package(ADA, tmp_path), package(NIA, tmp_path)
+    classes = tmp_path / "class"
+
+    def put(where: str, files: dict[str, bytes], mtime: int = 1_700_000_000) -> None:
+        folder = classes / where
+        folder.mkdir(parents=True)
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+            os.utime(folder / name, (mtime, mtime))
+
+    put("deep/Downloads/hw/src/minigrad", ada)
+    put("copies/old/minigrad", nia, mtime=1_600_000_000)
+    put("copies/new/minigrad", ada)
+    (classes / "tarball").mkdir(parents=True)
+    (classes / "tarball" / "minigrad.tar.gz").write_bytes(tar_bytes(under("minigrad", nia)))
+    put("gradebook.db/minigrad", ada)
+    put("-2-3/minigrad", nia)
+    put("s80 a b/minigrad", ada)
+    put("s80_a_b/minigrad", nia)
+    put("José García/minigrad", ada)
+    put("notes/my code", {"engine_v2.py": ada["engine.py"]})
+    put("bomb", {"README.md": b"hi"})
+    (classes / "bomb" / "hw1.zip").write_bytes(zip_bomb())
+    out = classes / "grades"  # --out inside the submissions: never a student
+    run, peak = grade_class(classes, out, "--parts", "checkpoint", "--jobs", "2")
+    assert peak < 512 * 1024
+
+    rows, errors = check_outputs(out, tmp_path)
+    totals = {s: float(r["total"]) for s, r in rows.items() if r["status"] == "graded"}
+    assert totals == {"deep": 12.0, "copies": 12.0, "tarball": 10.0, "gradebook-db": 12.0, "2-3": 10.0,
+                      "s80-a-b": 12.0, "s80-a-b-2": 10.0, "José-García": 12.0}  # fmt: skip
+    assert sorted(rows) == sorted([*totals, "notes", "bomb"])  # every student has a row; not "grades"
+    assert rows["deep"]["found_in"] == "Downloads/hw/src/minigrad"
+    assert rows["copies"]["found_in"] == "new/minigrad" and rows["tarball"]["found_in"] == "minigrad.tar.gz/minigrad"
+    assert "copies: several copies of the package; graded new/minigrad, not old/minigrad" in run.stdout
+    assert "its id s80-a-b is taken by another student; graded as s80-a-b-2" in run.stdout
+    assert "--out grades lies inside the submissions: not graded as a student" in run.stdout
+    assert rows["s80-a-b-2"]["folder"] == "s80_a_b" and rows["gradebook-db"]["folder"] == "gradebook.db"
+    assert rows["bomb"]["status"] == REFUSED
+    flag = errors["notes"]["problem"]
+    assert (
+        flag.startswith("code found but not graded (graded 0): ")
+        and rows["notes"]["status"] == "graded (see errors.csv)"
+    )
+    regrade = flag.split("to grade it from the folder you choose: ")[1]
+    assert regrade.startswith(f"minigrad-grade '{classes / 'notes' / 'my code'}' --out ")
+    assert "code found but not graded" in (out / "summary.md").read_text()
+
+
+# --- Gradescope: a group graded once, a row for every member; lateness ---------------------------
+
+
+@needs_isolation
+def test_a_gradescope_group_is_graded_once_with_a_row_for_each_member(tmp_path: Path) -> None:
+    ada, nia = package(ADA, tmp_path), package(NIA, tmp_path)
+    root = tmp_path / "export"
+    for folder, files in (("submission_1", ada), ("submission_2", nia)):
+        (root / folder / "minigrad").mkdir(parents=True)
+        for name, data in files.items():
+            (root / folder / "minigrad" / name).write_bytes(data)
+    (root / "submission_metadata.yml").write_text(
+        "submission_1:\n  :submitters:\n  - :name: Ann\n    :sid: '=1+2'\n    :email: ann@x.edu\n"
+        "  - :name: Ben\n    :sid: b2\n  :created_at: 2026-11-20 10:00:00.000000000 -08:00\n"
+        "submission_2:\n  :submitters:\n  - :name: Cy\n    :email: cy@x.edu\n"
+        "  :created_at: 2026-11-22 20:30:00.000000000 -08:00\n"
+    )
+    due = "2026-11-21T00:00:00-08:00"
+    run, _ = grade_class(root, tmp_path / "out", "--parts", "checkpoint", "--due", due, "--late-policy", "per-day:10")
+    rows, _ = check_outputs(tmp_path / "out", tmp_path)
+    assert {s: (r["total"], r["hours_late"], r["total_after_late"]) for s, r in rows.items()} == {
+        "1-2": ("12", "0", "12"), "b2": ("12", "0", "12"), "cy-x-edu": ("10", "44.5", "7.6"),
+    }  # fmt: skip
+    assert rows["1-2"]["submitters"] == rows["b2"]["submitters"] == "'=1+2; b2"  # the CSV neutralises the formula
+    assert rows["b2"]["gradescope_submission_id"] == "1" and rows["cy-x-edu"]["email"] == "cy@x.edu"
+    assert "graded now: 2" in run.stdout  # two gradings for three students
+
+
+# --- staging is removed however the command ends ------------------------------------------------
+
+
+@needs_isolation
+def test_sigterm_removes_staging_and_keeps_finished_grades(tmp_path: Path) -> None:
+    ada = package(ADA, tmp_path)
+    classes = tmp_path / "class"
+    for student in ("a", "b", "c", "d"):
+        (classes / student).mkdir(parents=True)
+        (classes / student / "hw.zip").write_bytes(zip_bytes(under("minigrad", ada)))
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "graders.class_grading.cli", str(classes), "--out", str(out), "--jobs", "1",
+               "--parts", "checkpoint,value"]  # fmt: skip
+    with grader_tmp() as work:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env={**os.environ, "TMPDIR": str(work)})  # fmt: skip
+        deadline = time.monotonic() + 300
+        while not list(out.glob(".staging-*/folder-*")):
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        time.sleep(2.0)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr[-2000:]
+    assert list(out.glob(".staging-*")) == []
+    assert set(read_csv(out / "grades.csv")) == {"a", "b", "c", "d"}
+
+
+def test_intake_notes_other_copies_in_its_own_words(tmp_path: Path) -> None:
+    """minigrad-grade uses the same search: a deep package is found and its place said."""
+    (tmp_path / "up" / "a" / "b" / "c" / "minigrad").mkdir(parents=True)
+    (tmp_path / "up" / "a" / "b" / "c" / "minigrad" / "engine.py").write_text("x = 1\n")
+    (tmp_path / "copy").mkdir()
+    taken = intake.copy_package(tmp_path / "up", tmp_path / "copy")
+    assert taken.found and taken.location == "a/b/c/minigrad" and taken.copied == ["engine.py"]
+    assert taken.refused == [] and taken.others == []
