@@ -144,12 +144,26 @@ def available_levels() -> list[str]:
     """The levels this machine can provide, strongest first (the self-test decides further)."""
     levels = []
     root = os.geteuid() == 0
-    if shutil.which("bwrap") and root:
+    if root and _bwrap_works():
         levels.append("bwrap")
     if root:
         levels.append("user")
     levels.append("local")
     return levels
+
+
+@functools.cache
+def _bwrap_works() -> bool:
+    """Whether bubblewrap is installed and may make its namespaces here: a chroot or a container
+    without user namespaces has the program but not the kernel's leave (bwrap: "No permissions
+    to create new namespace"), and is then the user level's machine."""
+    if shutil.which("bwrap") is None:
+        return False
+    try:
+        ran = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return ran.returncode == 0
 
 
 def _preexec(identity: Identity | None):
