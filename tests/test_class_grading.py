@@ -279,7 +279,7 @@ def test_a_grader_failure_is_recorded_and_the_batch_goes_on(tmp_path: Path) -> N
     (out / "bob").symlink_to(tmp_path / "elsewhere")
     run = grade_class(classes, out, "--parts", "checkpoint", status=1)
     assert run.stderr.strip().splitlines()[-1] == (
-        f"the grader failed for 1 of 2 students, who have no grade: see {out / 'errors.csv'}"
+        f"the grader itself failed, not the code: 1 without a grade (see {out / 'errors.csv'})"
     )
     errors = read_csv(out / "errors.csv")
     assert [row["student"] for row in errors] == ["bob"] and "is a symbolic link" in errors[0]["problem"]

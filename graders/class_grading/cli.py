@@ -201,16 +201,16 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
     print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
     if interrupted:
         return 130
-    return _grader_failures(failed, len(tasks), out)
+    return _grader_failures(failed, out)
 
 
-def _grader_failures(failed: dict[str, str], tried: int, out: Path) -> int:
+def _grader_failures(failed: dict[str, str], out: Path) -> int:
     """1, said on the last line, when the grader itself gave some students no grade (a
     student's code cannot: it only costs points), so a class run on a broken machine never
     ends with 0; else 0."""
     if not failed:
         return 0
-    print(f"the grader failed for {len(failed)} of {tried} students, who have no grade: see {out / 'errors.csv'}",
+    print(f"the grader itself failed, not the code: {len(failed)} without a grade (see {out / 'errors.csv'})",
           file=sys.stderr)  # fmt: skip
     return 1
 
