@@ -34,13 +34,14 @@ $(VENV)/.dev: pyproject.toml $(VENV)/.instructor
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $@
 
-# What grading and the tests use from the machine (bubblewrap; Graphviz for the tests that draw):
-# installed once as root with apt-get, else named with the command to run (see the README).
+# What grading and the tests use from the machine (python3-venv, bubblewrap; Graphviz for the
+# tests that draw): installed once, in one apt-get run, as root; else named with the command to
+# run (see the README).
 $(VENV)/.machine-grade:
-	$(PYTHON) -m course.machine --stamp $@ bubblewrap
+	$(PYTHON) -m course.machine --stamp $@ venv bubblewrap
 
 $(VENV)/.machine-test:
-	$(PYTHON) -m course.machine --stamp $@ bubblewrap graphviz
+	$(PYTHON) -m course.machine --stamp $@ venv bubblewrap graphviz
 
 include course/check.mk
 
