@@ -39,3 +39,19 @@ def test_bwrap_hides_network_canary_and_environment():
 def test_a_probe_that_sees_the_canary_fails_the_strong_levels():
     seen = {"network": False, "canary": True, "environ": False}
     assert not selftest.passes("bwrap", seen) and not selftest.passes("user", seen)
+
+
+@pytest.mark.parametrize("level", ["bwrap", "user", "local"])
+def test_the_child_imports_numpy_at_every_level(level: str):
+    """The project folder is closed to the grading uid, so the kit's NumPy in .venv is out of
+    its reach: the child must get the copy the grader makes (before, every part-4 grade at the
+    user level was 0 on a machine without python3-numpy)."""
+    if level not in sandbox.available_levels():
+        pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
+    with identity.claimed() as who:
+        workdir, _ = harness.prepare_workdir(None, who)
+        try:
+            result = sandbox.run(sandbox.Isolation(level, who), workdir, "probe.py", b'{"imports": true}', 60)
+        finally:
+            shutil.rmtree(workdir)
+    assert result.stdout.strip() == b'{"imports": null}', result.stderr
