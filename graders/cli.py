@@ -14,7 +14,6 @@ report.json. Exit status 0 whenever a valid grade was written, whatever the scor
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -29,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from . import context, course_seed, harness, identity, imports, sandbox, selftest, writing
+from .escape import json_text, say, untrusted
 from .parts import PARTS
 from .plugin import Grading
 from .results import gradescope, summary
@@ -196,16 +196,16 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
     else:
         grading, status = run_suites(run, parts, root / "report.json")
         if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or grading.grader_errors:
-            print(f"grader error ({status!r}), no grade written:", *grading.grader_errors, sep="\n", file=sys.stderr)
+            say("\n".join([f"grader error ({status!r}), no grade written:", *grading.grader_errors]), sys.stderr)
             return 2
         hidden = [replace(r, visibility=args.visibility or r.visibility) for r in grading.records]
         records = first + hidden
     level = isolation.level
     header = [
-        f"minigrad hidden tests: {args.label or args.submission}",
+        f"minigrad hidden tests: {untrusted(args.label or args.submission, limit=1000)}",
         f"isolation: {level}{'' if level != 'local' else ' (untrusted: not for official grades)'}, seed: {seed}",
         *([f"note: {passed_over}"] if passed_over else []),
-        *(f"refused: {problem}" for problem in copied.refused),
+        *(f"refused: {untrusted(problem)}" for problem in copied.refused),
         *([] if copied.found else ["no minigrad/ folder found in the submission"]),
         *(f"{check.name}: {check.status}" for check in first if copied.found),
     ]
@@ -215,6 +215,6 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
              "copied": copied.copied, "refused": copied.refused, "passed_over": passed_over}  # fmt: skip
     results = gradescope(records, time.monotonic() - start, text, extra)
     writing.write_new(out, "report.json", (root / "report.json").read_bytes())
-    writing.write_new(out, "results.json", (json.dumps(results, indent=2) + "\n").encode())
-    print(text)
+    writing.write_new(out, "results.json", (json_text(results) + "\n").encode())
+    say(text)  # the grade is written: printing it can no longer cost it
     return 0

@@ -30,6 +30,8 @@ _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")  # letters and digits, joined by sin
 _FORMULA = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # OWASP, and full-width look-alikes
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
 _ANGLES = str.maketrans({"<": "\u2039", ">": "\u203a"})  # ‹ ›
+_MARKUP = re.compile(r"[\\`*_{}\[\]()#+\-.!|~:/@]")  # what can start Markdown or an autolink in prose
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _JSON_HTML = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 
 
@@ -88,6 +90,16 @@ def markdown(text: str, table: bool = False) -> str:
     return f"{fence}{code}{fence}"
 
 
+def markdown_text(text: str) -> str:
+    """Text as prose in Markdown, for a sentence that reads wrong as code: each character
+    that could start Markdown is backslash-escaped and `<`, `>`, `&` are HTML escapes, so it
+    renders exactly as written. A word joiner after `:`, `@` and `www` keeps renderers that
+    find bare links in text (GitHub's, linkify) from finding one."""
+    escaped = re.sub("[<>&]", lambda found: _ENTITIES[found[0]], visible(text))
+    escaped = re.sub(r"(?i)(?<=www)(?=\.)|(?<=[:@])", "\u2060", escaped)
+    return _MARKUP.sub(lambda found: "\\" + found[0], escaped)
+
+
 def markdown_block(text: str) -> str:
     """Text as a fenced code block, its line breaks kept: the fence is longer than any run of
     backticks inside (three at least), and `<`, `>` become ‹ and › as in `markdown`."""
@@ -109,11 +121,12 @@ def csv_cell(value: object) -> object:
     A number is left alone: the kit writes its numbers as text (`number()`, formatted the
     same every run), and text that is wholly a plain decimal number, such as `-1.5`, is read
     by a spreadsheet as that number and nothing else, whoever wrote it. Non-text cells (ints,
-    floats) are written by `csv` as numbers."""
+    floats) are written by `csv` as numbers. `<` and `>` become ‹ and ›, as in Markdown code:
+    an LMS import or a web viewer may show a cell as HTML."""
     if not isinstance(value, str):
         return value
-    cell = visible(value)
-    if _NUMBER.fullmatch(cell) or not cell.lstrip(" ").startswith(_FORMULA):
+    cell = visible(value).translate(_ANGLES)
+    if _NUMBER.fullmatch(value) or not value.lstrip(" ").startswith(_FORMULA):
         return cell
     return "'" + cell
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import harness, sandbox
+from .escape import untrusted
 from .intake import Intake, listing
 from .results import Record
 
@@ -26,21 +27,22 @@ NOT_FOUND = (
 
 def where(copied: Intake) -> str:
     if copied.location:
-        return f"in `{copied.location}/`"
+        return f"in `{untrusted(copied.location)}/`"
     return "at the top of your upload (graded as if they were in minigrad/)"
 
 
 def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Isolation) -> Record:
     """Run the import of each copied module in the child and say what happened, in words."""
     if not copied.found:
-        held = listing(submission)
+        held = [untrusted(name) for name in listing(submission)]
         upload = f"Your upload holds: {', '.join(held)}" if held else "Your upload is empty."
-        return Record(NAME, PART, 0.0, False, "\n".join([NOT_FOUND, upload, *copied.refused]), "visible")
-    lines = [f"found {len(copied.copied)} files {where(copied)}: {', '.join(copied.copied)}"]
+        refused = [untrusted(problem) for problem in copied.refused]
+        return Record(NAME, PART, 0.0, False, "\n".join([NOT_FOUND, upload, *refused]), "visible")
+    lines = [f"found {len(copied.copied)} files {where(copied)}: {', '.join(map(untrusted, copied.copied))}"]
     missing = [name for name in EXPECTED if name not in copied.copied]
     if missing:
         lines.append(f"missing: {', '.join(missing)} (the tests that use them will fail)")
-    lines += [f"refused: {problem}" for problem in copied.refused]
+    lines += [f"refused: {untrusted(problem)}" for problem in copied.refused]
     modules = [name.removesuffix(".py") for name in copied.copied]
     outcomes = harness.run_child(
         workdir,
@@ -53,5 +55,5 @@ def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Is
     for name, outcome in zip(copied.copied, outcomes):
         status = outcome.out[0] if outcome.out and not outcome.error else (outcome.error or {}).get("message", "?")
         failed |= status != "imports"
-        lines.append(f"  {name}: {status}")
+        lines.append(f"  {untrusted(name)}: {untrusted(status)}")
     return Record(NAME, PART, 0.0, not failed and not missing, "\n".join(lines), "visible")

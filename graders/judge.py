@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from . import notes
 from .cases import Case, Program
+from .escape import untrusted
 from .harness import TEXT_LIMIT, Outcome, close, is_array
 
 ARRAY_SHOWN = 12  # elements up to which a failure shows an array answer whole
@@ -43,9 +44,9 @@ def _words(got: object) -> str:
     if isinstance(got, list):
         return "[" + ", ".join(_words(g) for g in got) + "]"
     if isinstance(got, dict) and set(got) == {"not_a_number"}:
-        return f"a {got['not_a_number']} object"
+        return f"a {untrusted(got['not_a_number'])} object"
     if isinstance(got, dict) and set(got) == {"not_finite"}:
-        return f"{got['not_finite']} (not a finite number)"
+        return f"{untrusted(got['not_finite'])} (not a finite number)"
     return repr(got)
 
 
@@ -60,6 +61,7 @@ def _where(error: dict) -> str:
 
 
 def explain_error(case: Case, program: Program, error: dict) -> str:
+    error = {key: value if value is None else untrusted(value) for key, value in error.items()}
     if case.bonus and error["type"] == notes.NEEDS:  # an optional extension, left out: nothing to fix
         return f"{case.what}: not attempted yet: `{error['message']}` is missing (optional: it only adds points)"
     if said_once := notes.per_test(error):
@@ -95,7 +97,7 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
         if got.error is not None:
             raise GradeFailure(explain_error(case, program, got.error))
         if case.check is not None:
-            problem = case.check(got.out, want.out)
+            problem = case.check(_said(got.out), want.out)
             if problem:
                 raise GradeFailure(
                     f"{case.what}: {problem}\n    while running: {program.shown}\n    hint:     {case.hint}"
@@ -106,6 +108,16 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
         for label, g, w in zip(program.labels, got.out, want.out):
             if not close(g, w, case.rtol, case.atol):
                 raise GradeFailure(difference(case, program, label, g, w))
+
+
+def _said(answer: object) -> object:
+    """The child's answer with each string made one visible line, for a suite's own check,
+    which may quote it: an honest answer is unchanged, a forged one cannot add lines."""
+    if isinstance(answer, list):
+        return [_said(item) for item in answer]
+    if isinstance(answer, dict):
+        return {untrusted(key): _said(value) for key, value in answer.items()}
+    return untrusted(answer) if isinstance(answer, str) else answer
 
 
 def difference(case: Case, program: Program, label: str, got: object, want: object) -> str:

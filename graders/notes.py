@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .escape import untrusted
 from .harness import Outcome
 
 NEEDS = "GraderNeeds"  # the child's error type when the grader's own lookup failed
@@ -61,14 +62,16 @@ def grader_needs(what: str, file: str | None) -> str:
     """The full sentence, e.g. "the grader needs `Value._prev`, the set of a node's inputs
     (see engine.py's docstring)"."""
     description = DESCRIPTIONS.get(what, "a name the assignment fixes")
-    where = f"see {file}'s docstring" if file else "the release has it"
-    return f"the grader needs `{what}`, {description} ({where})"
+    where = f"see {untrusted(file)}'s docstring" if file else "the release has it"
+    return f"the grader needs `{untrusted(what)}`, {description} ({where})"
 
 
 def missing_module(message: str, where: str | None) -> str:
-    place = f", at {where}" if where else ""
+    """The note for a module grading lacks; the child's words are shown as one visible line,
+    since the note is printed under the score table."""
+    place = f", at {untrusted(where)}" if where else ""
     return (
-        f"your code imports a module that grading does not have: {message}{place}; grading has the "
+        f"your code imports a module that grading does not have: {untrusted(message)}{place}; grading has the "
         "standard library and NumPy, and copies only the .py files of minigrad/"
     )
 
@@ -76,7 +79,8 @@ def missing_module(message: str, where: str | None) -> str:
 def per_test(error: dict) -> str | None:
     """What a test that met a once-said problem shows instead of the problem itself."""
     if error["type"] == NEEDS:
-        return f"`{error['message']}` is missing, so this could not run (see the notes under the score table)"
+        missing = untrusted(error["message"])
+        return f"`{missing}` is missing, so this could not run (see the notes under the score table)"
     if error["type"] == MISSING_MODULE and error.get("where"):
         return "your code imports a module that grading does not have (see the notes under the score table)"
     return None

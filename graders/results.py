@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .escape import terminal
+
 
 @dataclass
 class Record:
@@ -47,7 +49,8 @@ def part_totals(records: list[Record]) -> dict[str, tuple[float, float]]:
 def summary(records: list[Record], header: list[str], notes: Sequence[str] = ()) -> str:
     """The header, the score of each part and the total, the bonus points apart (they are not
     part of the maximum), then the notes (problems said once for the whole grading instead of
-    under every test they stopped)."""
+    under every test they stopped). No line of the header or of a note can hide a control
+    character: the text is printed, and a cursor move could rewrite the score above it."""
     base = [r for r in records if not r.bonus]
     bonus = [r for r in records if r.bonus]
     lines = [*header, f"{'part':<12}{'score':>16}"]
@@ -57,17 +60,22 @@ def summary(records: list[Record], header: list[str], notes: Sequence[str] = ())
     if bonus:
         lines.append(f"{'bonus':<12}{f'{earned(bonus):g} / {sum(r.points for r in bonus):g}':>16}")
     lines += [f"note: {note}" for note in notes]
-    return "\n".join(lines)
+    return terminal("\n".join(lines))
 
 
 def gradescope(records: list[Record], seconds: float, output: str, extra: dict) -> dict:
+    """Gradescope's results; each test's message has its hidden characters shown (Gradescope
+    shows it as text, and the class command reads it back for feedback and summaries)."""
     return {
         "score": round(earned(records), 6),
         "max_score": round(sum(r.points for r in records if not r.bonus), 6),
         "execution_time": round(seconds, 3),
         "output": output,
+        "output_format": "text",
         "stdout_visibility": "hidden",
         "visibility": "after_due_date",
+        # Gradescope shows the texts as they are: never as HTML, Markdown or ANSI colours
+        "test_output_format": "text",
         "tests": [
             {
                 "name": r.name,
@@ -75,7 +83,8 @@ def gradescope(records: list[Record], seconds: float, output: str, extra: dict) 
                 "score": r.points if r.passed else 0.0,
                 "max_score": 0.0 if r.bonus else r.points,
                 "status": r.status,
-                "output": r.message,  # empty for a passed hidden test; the visible check always says what it found
+                # empty for a passed hidden test; the visible check always says what it found
+                "output": terminal(r.message),
                 "visibility": r.visibility,
                 "tags": [r.part, "bonus"] if r.bonus else [r.part],
             }

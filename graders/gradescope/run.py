@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from graders import writing
+from graders.escape import json_text, markdown, markdown_text, say
 
 SOURCE = Path(__file__).resolve().parents[2]  # the unpacked zip: /autograder/source on Gradescope
 AUTOGRADER = SOURCE.parent
@@ -36,16 +37,17 @@ def main() -> int:
         sys.executable, "-m", "graders", str(AUTOGRADER / "submission"), "--out", str(results_folder),
         "--official", "--secret-file", str(SOURCE / SECRET), "--check-imports", "--visibility", visibility,
     ]  # fmt: skip
-    graded = subprocess.run(command, cwd=SOURCE, capture_output=True, text=True)
-    print(graded.stdout, end="")  # Gradescope keeps what this script prints for the instructor
-    print(graded.stderr, end="", file=sys.stderr)
+    graded = subprocess.run(command, cwd=SOURCE, capture_output=True, text=True, errors="backslashreplace")
+    for said, stream in ((graded.stdout, sys.stdout), (graded.stderr, sys.stderr)):
+        if said:  # Gradescope keeps what this script prints for the instructor
+            say(said.rstrip("\n"), stream)
     if graded.returncode == 0:
         results = json.loads((results_folder / "results.json").read_text())
         results.update(output=summary(results, visibility), output_format="md", visibility=visibility)
     else:
         results = no_grade(graded.stderr)
     writing.prepare_folder(results_folder)
-    writing.write_new(results_folder, "results.json", (json.dumps(results, indent=2) + "\n").encode())
+    writing.write_new(results_folder, "results.json", (json_text(results) + "\n").encode())
     return 0
 
 
@@ -60,9 +62,9 @@ def summary(results: dict, visibility: str) -> str:
         lines.append("**Your upload:** found, and every module imports.")
     else:
         lines.append("**Your upload needs attention:** see the first test below.")
-    lines += ["", f"Graded in the `{extra['isolation']}` sandbox."]
+    lines += ["", f"Graded in the `{extra['isolation']}` sandbox."]  # one of the kit's level names
     if extra.get("passed_over"):
-        lines[-1] += f" (A stronger one was passed over: {extra['passed_over']}.)"
+        lines[-1] += f" (A stronger one was passed over: {markdown(extra['passed_over'])}.)"
     lines.append("")
     if not hidden:
         lines.append("No hidden test ran, since there was nothing to grade: fix your upload and submit again.")
@@ -76,7 +78,7 @@ def summary(results: dict, visibility: str) -> str:
         for part in dict.fromkeys(t["tags"][0] for t in hidden):
             got = sum(t["score"] for t in hidden if t["tags"][0] == part)
             most = sum(t["max_score"] for t in hidden if t["tags"][0] == part)
-            lines.append(f"| {part} | {got:g} / {most:g} |")
+            lines.append(f"| {markdown(part, table=True)} | {got:g} / {most:g} |")
         lines.append(f"| **total** | **{sum(t['score'] for t in hidden):g} / {total:g}** |")
         if bonus:
             lines.append(f"| bonus (optional extensions) | {sum(t['score'] for t in bonus):g} |")
@@ -89,7 +91,7 @@ def no_grade(reason: str) -> dict:
     output = (
         "### minigrad autograder\n\n**Not graded:** your upload was received, but it could not be graded "
         "safely on this machine, so no score was given. Your instructor can see why and will regrade it; "
-        f"there is nothing for you to change.\n\nFor the instructor: {said}"
+        f"there is nothing for you to change.\n\nFor the instructor: {markdown_text(said)}"
     )
     return {"output": output, "output_format": "md", "stdout_visibility": "hidden", "tests": [],
             "extra_data": {"graded": False, "reason": reason[-4000:]}}  # fmt: skip
