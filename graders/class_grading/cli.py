@@ -399,7 +399,8 @@ def finish(job: grading.Job, graded: grading.Graded, out: Path, wanted: dict, gr
         folder.mkdir(mode=0o700, exist_ok=True)
         records.write(folder, records.RESULTS, graded.results.encode())
         records.write(folder, "report.json", (graded.report or "{}\n").encode())
-        feedback.write(folder, student, results)
+        if note := feedback.write(folder, student, results):
+            say(f"{student}: {note}; the grade is kept", sys.stderr)
         graded_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         flag = flagged.get(job.student, "")
         records.write_grading(folder, {**wanted, "submission": job.digest, "graded_at": graded_at,

@@ -6,18 +6,22 @@ inputs and expected value, so neither can reach a feedback file. Tests that fail
 same message (a syntax error fails them all) are shown once, with the names of the others.
 The same content is written as Markdown and as HTML; `feedback.zip` holds one HTML file per
 student, named by id, for an LMS's bulk feedback upload.
+
+Every string taken from results.json (messages, notes, test and part names, the student id)
+is escaped for the file it lands in by `graders.escape`: a message quotes the student's own
+exception text and file names, which must not become HTML, Markdown headings or links.
 """
 
 from __future__ import annotations
 
-import html
 import io
-import re
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from graders import writing
+from graders.escape import html, markdown, markdown_block, visible
 
 from . import records
 from .tables import number
@@ -44,27 +48,27 @@ def failures(results: dict) -> list[Failure]:
     return list(groups.values())
 
 
-def markdown(student: str, results: dict) -> str:
-    lines = [f"# minigrad: feedback for {student}", "", f"**Total: {_total(results)}**"]
+def markdown_page(student: str, results: dict) -> str:
+    lines = [f"# minigrad: feedback for {markdown(student)}", "", f"**Total: {_total(results)}**"]
     if notes := _notes(results):
-        lines += ["", *(f"- {note}" for note in notes)]
+        lines += ["", *(f"- {markdown(note)}" for note in notes)]
     lines += ["", "| part | score |", "|---|---|"]
-    lines += [f"| {part} | {number(got)} / {number(most)} |" for part, (got, most) in records.parts(results).items()]
+    lines += [f"| {markdown(part, table=True)} | {number(got)} / {number(most)} |"
+              for part, (got, most) in records.parts(results).items()]  # fmt: skip
     if any(records.is_bonus(test) for test in results["tests"]):
         lines.append(f"| bonus (optional extensions) | {number(records.bonus(results))} |")
     found = failures(results)
     lines += ["", "## What to fix" if found else "Every hidden test passed."]
     for failure in found:
-        fence = "`" * max(3, _longest_backticks(failure.message) + 1)
-        lines += ["", f"### {failure.names[0]} (-{number(failure.lost)})"]
+        lines += ["", f"### {markdown(failure.names[0])} (-{number(failure.lost)})"]
         if len(failure.names) > 1:
-            lines.append(_same_message(failure))
-        lines += ["", fence, failure.message, fence]
+            lines.append(_same_message(failure, markdown))
+        lines += ["", markdown_block(failure.message)]
     return "\n".join(lines) + "\n"
 
 
 def page(student: str, results: dict) -> str:
-    e = html.escape
+    e = html
     body = [f"<h1>minigrad: feedback for {e(student)}</h1>",
             f"<p><strong>Total: {_total(results)}</strong></p>"]  # fmt: skip
     if notes := _notes(results):
@@ -80,17 +84,22 @@ def page(student: str, results: dict) -> str:
     for failure in found:
         body.append(f"<h3>{e(failure.names[0])} (-{number(failure.lost)})</h3>")
         if len(failure.names) > 1:
-            body.append(f"<p>{e(_same_message(failure))}</p>")
+            body.append(f"<p>{_same_message(failure, e)}</p>")
         body.append(f"<pre>{e(failure.message)}</pre>")
     style = "body{font-family:sans-serif;max-width:60em}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>minigrad: {e(student)}</title>'
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")  # fmt: skip
 
 
-def write(folder: Path, student: str, results: dict) -> None:
-    """feedback.md and feedback.html in the student's folder."""
-    records.write(folder, "feedback.md", markdown(student, results).encode())
-    records.write(folder, "feedback.html", page(student, results).encode())
+def write(folder: Path, student: str, results: dict) -> str | None:
+    """feedback.md and feedback.html in the student's folder; what kept them from being
+    written, if anything, is returned to be said beside the grade, never raised instead of it."""
+    try:
+        records.write(folder, "feedback.md", markdown_page(student, results).encode())
+        records.write(folder, "feedback.html", page(student, results).encode())
+    except Exception as error:  # noqa: BLE001 - results of an unexpected shape, a full disk: the grade stands
+        return f"feedback not written: {type(error).__name__}: {error}"
+    return None
 
 
 def write_zip(out: Path, graded: dict[str, dict]) -> None:
@@ -99,7 +108,8 @@ def write_zip(out: Path, graded: dict[str, dict]) -> None:
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as bundle:
         for student in sorted(graded):
-            bundle.writestr(zipfile.ZipInfo(f"{student}.html", (1980, 1, 1, 0, 0, 0)), page(student, graded[student]))
+            name = f"{visible(student)}.html"  # an id is already safe; a zip name must encode, whatever it is
+            bundle.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), page(student, graded[student]))
     writing.write_new(out, "feedback.zip", data.getvalue())
 
 
@@ -107,13 +117,10 @@ def _total(results: dict) -> str:
     return f"{number(results['score'])} / {number(results['max_score'])}"
 
 
-def _same_message(failure: Failure) -> str:
-    return f"{len(failure.names) - 1} more tests failed with the same message: {', '.join(failure.names[1:])}"
+def _same_message(failure: Failure, escape: Callable[[str], str]) -> str:
+    names = ", ".join(escape(name) for name in failure.names[1:])
+    return f"{len(failure.names) - 1} more tests failed with the same message: {names}"
 
 
 def _notes(results: dict) -> list[str]:
     return [line for line in results.get("output", "").splitlines() if line.startswith(NOTES)]
-
-
-def _longest_backticks(text: str) -> int:
-    return max((len(run) for run in re.findall(r"`+", text)), default=0)

@@ -129,7 +129,16 @@ class Writer:
         if clashing := sorted(cell.name for cell in cells if self.layout.get(cell.name, cell) != cell):
             self.problems[student] = f"{student}: tests whose part or points differ from others' ({clashing[:3]})"
             return
+        try:
+            self._store(student, cells)
+        except Exception as error:  # noqa: BLE001 - one student's records the database refused: the rest go on
+            self.gradebook.db.rollback()
+            self.stored.pop(student, None)
+            self.problems[student] = f"{student}: the gradebook refused these grades ({type(error).__name__}: {error})"
+            return
         self.problems.pop(student, None)
+
+    def _store(self, student: str, cells: dict[Cell, float]) -> None:
         for cell in cells:
             if cell.name in self.layout:
                 continue

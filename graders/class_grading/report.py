@@ -1,5 +1,10 @@
 """The instructor's overview: summary.md (totals, part means, the most common mistakes, who
-is missing or unexpected) and histogram.png (score distribution and part means)."""
+is missing or unexpected) and histogram.png (score distribution and part means).
+
+Every name, warning and hint is escaped for Markdown by `graders.escape`: warnings quote file
+names from uploads, and the hints are read back from results.json, so none may start a
+heading, a link or HTML in a file an LMS or a viewer renders.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from graders import writing
+from graders.escape import markdown
 
 from .records import Record, parts
 from .tables import number
@@ -22,31 +28,37 @@ def summary(out: Path, facts: dict, records: dict[str, Record], items: list[dict
     the roster's differences."""
     totals = [r.results["score"] for r in records.values()]
     lines = ["# minigrad: class summary", "",
-             f"- layout: {facts['layout']}, seed: {facts['seed']}, isolation: {facts['isolation']}",
+             f"- layout: {markdown(str(facts['layout']))}, seed: {markdown(str(facts['seed']))}, "
+             f"isolation: {markdown(str(facts['isolation']))}",
              f"- submissions: {facts['submissions']} (graded now: {facts['graded']}, unchanged and kept: "
              f"{facts['kept']}, grader errors: {facts['errors']})"]  # fmt: skip
     if facts["missing"]:
-        lines.append(f"- on the roster, no submission: {', '.join(facts['missing'])}")
+        lines.append(f"- on the roster, no submission: {_names(facts['missing'])}")
     if facts["not_on_roster"]:
-        lines.append(f"- graded but not on the roster: {', '.join(facts['not_on_roster'])}")
-    lines += [f"- warning: {warning}" for warning in facts["warnings"]]
+        lines.append(f"- graded but not on the roster: {_names(facts['not_on_roster'])}")
+    lines += [f"- warning: {markdown(warning)}" for warning in facts["warnings"]]
     if totals:
         most = max(r.results["max_score"] for r in records.values())
         lines += ["", "## Totals", "", "| mean | median | min | max | out of |", "|---|---|---|---|---|",
                   f"| {statistics.mean(totals):.2f} | {number(statistics.median(totals))} | {number(min(totals))} "
                   f"| {number(max(totals))} | {number(most)} |"]  # fmt: skip
         lines += ["", "## Parts", "", "| part | mean | out of |", "|---|---|---|"]
-        lines += [f"| {part} | {mean:.2f} | {number(most)} |" for part, (mean, most) in part_means(records).items()]
+        lines += [f"| {markdown(part, table=True)} | {mean:.2f} | {number(most)} |"
+                  for part, (mean, most) in part_means(records).items()]  # fmt: skip
         hardest = sorted(items, key=lambda item: (item["pass_rate"], item["test"]))[:HARDEST]
         lines += ["", "## Hardest tests", "", "| test | pass rate | discrimination |", "|---|---|---|"]
-        lines += [f"| {item['test']} | {item['pass_rate']:.0%} | "
+        lines += [f"| {markdown(item['test'], table=True)} | {item['pass_rate']:.0%} | "
                   f"{'' if item['discrimination'] is None else format(item['discrimination'], '.2f')} |"
                   for item in hardest]  # fmt: skip
         lines += ["", "## Most common mistakes (hints given)", ""]
-        lines += [f"- {count} x {hint}" for hint, count in common_hints(records)] or ["- none"]
+        lines += [f"- {count} x {markdown(hint)}" for hint, count in common_hints(records)] or ["- none"]
     text = "\n".join(lines) + "\n"
     writing.write_new(out, "summary.md", text.encode())
     return text
+
+
+def _names(students: list[str]) -> str:
+    return ", ".join(markdown(student) for student in students)
 
 
 def part_means(records: dict[str, Record]) -> dict[str, tuple[float, float]]:
