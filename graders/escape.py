@@ -131,12 +131,12 @@ def csv_cell(value: object) -> object:
     return "'" + cell
 
 
-def json_text(data: object, indent: int | None = 2) -> str:
+def json_text(data: object, indent: int | None = 2, sort_keys: bool = False) -> str:
     """`data` as JSON that every reader accepts and no page can mistake for markup: lone
     surrogates (from a student's message, or a file name that was not UTF-8) become U+FFFD,
     which strict JSON readers require, and `<`, `>`, `&` are written as `\\u003c`-style escapes
     (the same strings once parsed)."""
-    text = _json.dumps(_no_surrogates(data), indent=indent)
+    text = _json.dumps(_no_surrogates(data), indent=indent, sort_keys=sort_keys)
     return re.sub("[<>&]", lambda found: _JSON_HTML[found[0]], text)
 
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import mistune
 
+from graders.class_grading import feedback, gradebook
+
 from grading import ROOT, grader_tmp, needs_isolation
 from nbgrader_export import nbgrader_export
 
@@ -131,7 +133,11 @@ def test_the_class_command_keeps_every_grade_and_no_output_is_hijacked(tmp_path:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / attacker / "feedback.html").read_text()
 
     written = [
-        *(out / student / name for student in rows for name in ("feedback.md", "feedback.html", "results.json")),
+        *(
+            out / student / name
+            for student in rows
+            for name in ("feedback.md", "feedback.html", "results.json", "grading.json")
+        ),
         *(out / name for name in ("summary.md", "grades.csv", "errors.csv", "item_analysis.csv")),
     ]
     for path in written:
@@ -182,3 +188,27 @@ def test_file_names_in_an_upload_without_a_package_reach_no_output_raw(tmp_path:
     first = json.loads(written)["tests"][0]["output"]
     assert "<img src=x onerror=alert(1)>.txt" in first and "\\x1b]0;pwned\\x07\\x1b[2J.py" in first
     assert "bad\\udcff\\udcfe<script>.txt" in first
+
+
+def test_feedback_that_cannot_be_written_is_said_never_raised(tmp_path: Path) -> None:
+    """The class command writes feedback between a grade's results.json and grading.json: a
+    failure there is that student's note on stderr, and the grade is completed all the same."""
+    folder = tmp_path / "student"
+    folder.mkdir()
+    assert feedback.write(folder, "student", {"score": 1.0, "tests": [{"status": "failed"}]}).startswith(
+        "feedback not written: KeyError"
+    )
+    attack = {"score": 1.0, "max_score": 2.0, "output": "note: \ud800 <b>x</b>\x1b[2J",
+              "tests": [{"name": "value: a [a]", "tags": ["value"], "score": 0.0, "max_score": 1.0,
+                         "status": "failed", "output": "lone \ud800 <script>\x1b[1A"}]}  # fmt: skip
+    assert feedback.write(folder, "student", attack) is None  # read back from an old results.json, raw
+    for name in ("feedback.md", "feedback.html"):
+        assert_clean(name, (folder / name).read_bytes())
+
+
+def test_a_student_the_gradebook_refuses_is_said_and_the_others_are_stored(tmp_path: Path) -> None:
+    results = {"tests": [{"name": "value: a [a]", "tags": ["value"], "score": 1.0, "max_score": 1.0}]}
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    messages = gradebook.store(url, {"bad\ud800": results, "good": results}, None)
+    assert len(messages) == 1 and messages[0].startswith("bad\ud800: the gradebook refused these grades")
+    assert {s: float(row["score"]) for s, row in nbgrader_export(url, tmp_path).items()} == {"good": 1.0}

@@ -9,11 +9,11 @@ never follows a link: `--out` is the grader's, but a folder planted there is not
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from graders import writing
+from graders.escape import json_text
 
 RESULTS = "results.json"
 GRADING = "grading.json"
@@ -54,7 +54,7 @@ def forget(folder: Path) -> None:
 
 
 def write_grading(folder: Path, grading: dict) -> None:
-    write(folder, GRADING, (json.dumps(grading, indent=2, sort_keys=True) + "\n").encode())
+    write(folder, GRADING, (json_text(grading, sort_keys=True) + "\n").encode())  # found_in is the upload's text
 
 
 def is_bonus(test: dict) -> bool:
