@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from student import NotLoaded, load
+
 
 def draw(folder: Path | None, pictures: Callable[[object], list[Path]]) -> str:
     """Call `pictures(minigrad.plots)`; say where the pictures are, or why there are none
@@ -12,11 +14,12 @@ def draw(folder: Path | None, pictures: Callable[[object], list[Path]]) -> str:
     if folder is None:
         return ""
     try:
-        from minigrad import plots
-    except ImportError as exc:
-        return f"no pictures: {exc} (the pictures need matplotlib: `pip install matplotlib`)"
-    try:
+        plots = load("plots")
         drawn = pictures(plots)
+    except NotLoaded as exc:
+        return f"no pictures: {exc.got} ({exc.hint})"
+    except ModuleNotFoundError as exc:
+        return f"no pictures: {exc} (the pictures need matplotlib: `pip install matplotlib`)"
     except Exception as exc:  # noqa: BLE001 - a model that cannot be drawn is for the milestone check to explain
         return f"no pictures: drawing failed ({type(exc).__name__}: {exc})"
     return ", ".join(map(str, drawn))

@@ -18,7 +18,7 @@ class Part:
     number: int | None  # None: not a numbered part of the course
     title: str
     lesson: str
-    modules: tuple[str, ...]  # the student's modules its checks import, each needing the ones before
+    modules: tuple[str, ...]  # its files with holes, each needing the ones before (given files: see student.py)
     checks: str  # the file of public checks
     points: float  # what its hidden tests are worth (the extensions: 0, their points are bonus)
 
@@ -31,15 +31,7 @@ PARTS = (
     Part("value", 1, "the Value operators", "lessons/01-value.md", ("engine",), "test_value.py", 28),
     Part("backward", 2, "backpropagation", "lessons/02-backward.md", ("engine", "gradcheck"), "test_backward.py", 22),
     Part("mlp", 3, "networks and training", "lessons/03-mlp.md", ("engine", "nn"), "test_mlp.py", 27.5),
-    Part(
-        "tensor",
-        4,
-        "the Tensor engine",
-        "lessons/04-tensor.md",
-        ("tensor", "layers", "datasets"),
-        "test_tensor.py",
-        32.5,
-    ),
+    Part("tensor", 4, "the Tensor engine", "lessons/04-tensor.md", ("tensor", "layers"), "test_tensor.py", 32.5),
     Part("checkpoint", 0, "the checkpoint quiz", "lessons/checkpoint.md", ("checkpoint",), "test_checkpoint.py", 12),
 )
 # Optional, for bonus points only: checked when asked for (`make check PART=extensions`).

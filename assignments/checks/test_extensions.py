@@ -11,12 +11,13 @@ import random
 
 import pytest
 
-from minigrad.engine import Value
-from minigrad.memory import count_nodes
-from minigrad.warmup import descend
-
 from feedback import expect_close, expect_raises, fail
+from student import module
 from trusted import central_difference, local_backward
+
+engine = module("engine")
+memory = module("memory")
+warmup = module("warmup")
 
 pytestmark = pytest.mark.extensions
 
@@ -40,7 +41,7 @@ def test_operator_forward_and_gradient(name):
     """Five seeded points; the gradient is compared with (f(x+h) - f(x-h)) / 2h on floats."""
     build, on_float, hint = OPERATORS[name]
     for x in points(name):
-        a = Value(x)
+        a = engine.Value(x)
         out = build(a)
         inputs = {"a": x, "out.grad": UPSTREAM}
         expect_close(out.data, on_float(x), what=f"{name}: forward value", inputs=inputs, hint="use the math module")
@@ -60,7 +61,7 @@ def test_operator_forward_and_gradient(name):
 def test_sqrt_of_a_negative_number_raises():
     expect_raises(
         ValueError,
-        lambda: Value(-4.0).sqrt(),
+        lambda: engine.Value(-4.0).sqrt(),
         what="sqrt of -4.0 must raise ValueError",
         inputs={"a": -4.0},
         hint="sqrt is defined for data >= 0 only: check before computing, as log does",
@@ -79,7 +80,7 @@ def test_descend_follows_the_gradient_down_a_bowl():
         x, y = want[-1]
         dx, dy = central_difference(bowl, [x, y])
         want.append((x - lr * dx, y - lr * dy))
-    got = descend(bowl, start, lr=lr, steps=steps)
+    got = warmup.descend(bowl, start, lr=lr, steps=steps)
     inputs = {"f": "(x - 3)**2 + 2*(y + 1)**2", "start": start, "lr": lr, "steps": steps}
     shape_hint = "return every point visited as an (x, y) pair, the start first: steps + 1 points"
     if not isinstance(got, list) or len(got) != steps + 1:
@@ -101,7 +102,7 @@ def test_descend_follows_the_gradient_down_a_bowl():
 
 
 def test_descend_reaches_the_bottom_of_the_bowl():
-    got = descend(bowl, (0.0, 0.0), lr=0.1, steps=100)
+    got = warmup.descend(bowl, (0.0, 0.0), lr=0.1, steps=100)
     inputs = {"f": "(x - 3)**2 + 2*(y + 1)**2", "start": (0.0, 0.0), "lr": 0.1, "steps": 100}
     hint = "step against the gradient: x -= lr * x.grad, not +="
     expect_close(got[-1][0], 3.0, atol=1e-6, what="descend: x of the last point", inputs=inputs, hint=hint)
@@ -109,12 +110,12 @@ def test_descend_reaches_the_bottom_of_the_bowl():
 
 
 def test_count_nodes_counts_each_node_once():
-    a, b = Value(2.0), Value(3.0)
+    a, b = engine.Value(2.0), engine.Value(3.0)
     d = a * b + a
     e = d * d
     _ = d + b  # made from the graph, but it does not feed e: not under e
     expect_close(
-        count_nodes(e),
+        memory.count_nodes(e),
         5,
         what="count_nodes(e) for d = a * b + a, e = d * d",
         inputs={"a": 2.0, "b": 3.0},
@@ -124,12 +125,12 @@ def test_count_nodes_counts_each_node_once():
 
 def test_count_nodes_on_a_deep_chain():
     depth = 5_000
-    x = Value(1.5)
+    x = engine.Value(1.5)
     y = x
     for _ in range(depth):
         y = y**1  # one new node per step
     try:
-        got = count_nodes(y)
+        got = memory.count_nodes(y)
     except RecursionError:
         fail(
             f"count_nodes on a chain {depth} nodes deep",

@@ -4,38 +4,61 @@
 `checks/`), `--part` one part (by name or number), `--all-failures` every failure instead of
 the first few. Each part's modules are imported before its checks are collected, so a file
 that does not load (a syntax error, a missing file, an exception at import) is reported once,
-with its file and line, and only the parts that need it are stopped. Each check has a time
-limit, so an endless loop costs one check, not the run. Failures are rewritten into one short
-message each, and the run ends with a table of checks passed per part.
+with its file and line, and only the parts that need it are stopped; the check files reach
+minigrad only through `student.py`, so a missing or older given file costs only the checks
+that use it. Each check has a budget of CPU time, so an endless loop costs one check, not the
+run, and a busy machine never fails honest code. Failures are rewritten into one short message
+each, and the run ends with a table of checks passed per part, then anything the grader would
+refuse (a file over its size limit).
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
+import os
 import signal
 import sys
+import time
 import traceback
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+import student
 from parts import EXTENSIONS, PARTS, Part, choices, find, following
 
+# The budget counts the CPU time of every thread. NumPy's BLAS may start helper threads that wait
+# busily and count as CPU, and they do not speed up arrays as small as these: one thread does it.
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
+
 SHOWN_FAILURES = 3
-TIME_LIMIT = 10.0  # seconds per check: the slowest (training on two moons) needs a quarter of one
-AFTER_A_LOOP = 2.0  # seconds per check once one has timed out: a loop usually sits in a shared operator
+# The budget is CPU time, the time the check computes: on a busy machine an honest check waits
+# longer, but computes no more. The slowest check (the two-moons milestone) needs about one second.
+TIME_LIMIT = 10.0  # CPU seconds per check
+AFTER_A_LOOP = 2.0  # CPU seconds per check once one has run out of time: a loop usually sits in a shared operator
+WALL_FACTOR = 6  # a check that waits instead of computing (a sleep) is stopped after this many times its budget
+# What the grader accepts of minigrad/ (it refuses the rest): the limits of graders/intake.py.
+GRADER_MAX_FILE_BYTES = 512 * 1024
+GRADER_MAX_FILES = 32
+GRADER_MAX_TOTAL_BYTES = 4 * 1024 * 1024
 SUBMISSION = pytest.StashKey[Path]()
 CHOSEN = pytest.StashKey[list]()  # the parts this run checks
 UNLOADED = pytest.StashKey[dict]()  # part name -> why its modules could not be imported
 COLLECTED = pytest.StashKey[Counter]()  # part name -> how many of its checks were collected
-LOOPED = pytest.StashKey[bool]()  # a check of this run has timed out
+LOOPED = pytest.StashKey[bool]()  # a check of this run has run out of time
+WARNINGS = pytest.StashKey[list]()  # what the grader would refuse, and given files that are missing
 
 
 class CheckTookTooLong(BaseException):
     """Raised inside the running check when its time is up (BaseException: a student's
-    `except Exception` must not swallow it)."""
+    `except Exception` must not swallow it). Says how long it ran, against which limit."""
+
+    def __init__(self, used: float, limit: float, computing: bool, cpu: float, shortened: bool):
+        super().__init__(used, limit)
+        self.used, self.limit, self.computing, self.cpu, self.shortened = used, limit, computing, cpu, shortened
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -47,6 +70,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--part", default="", help=f"check one part: {choices()}")
     parser.addoption("--all-failures", action="store_true", help="show every failure, not the first few")
     parser.addoption("--pictures", default="pictures", help="where the milestone draws its pictures ('': none)")
+    parser.addoption("--time-limit", type=float, default=TIME_LIMIT, help="CPU seconds per check")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,7 +90,9 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"there is no part {wanted!r}; the parts are: {choices()}")
         chosen = [part]
     sys.path.insert(0, str(folder))
+    student.FOLDER = folder
     config.stash[SUBMISSION] = folder
+    config.stash[WARNINGS] = grader_warnings(folder / "minigrad")
     config.stash[CHOSEN] = chosen
     config.stash[UNLOADED] = {part.name: problem for part in chosen if (problem := load(part, folder))}
 
@@ -87,8 +113,7 @@ def load(part: Part, folder: Path) -> str | None:
 
 def load_problem(exc: BaseException, module: str, folder: Path) -> str:
     if isinstance(exc, ModuleNotFoundError) and exc.name == f"minigrad.{module}":
-        return (f"minigrad/{module}.py is missing\n"
-                f"hint: the assignment comes with it; restore it (`git checkout -- minigrad/{module}.py`)")  # fmt: skip
+        return f"minigrad/{module}.py is missing\nhint: {student.restore_hint(module)}"
     if isinstance(exc, SyntaxError):
         where = _relative(exc.filename or "", folder)
         shown = f"\n    {exc.text.strip()}" if exc.text else ""
@@ -106,6 +131,31 @@ def load_problem(exc: BaseException, module: str, folder: Path) -> str:
 def _relative(filename: str, folder: Path) -> str:
     path = Path(filename).resolve()
     return str(path.relative_to(folder)) if path.is_relative_to(folder) else path.name
+
+
+def grader_warnings(package: Path) -> list[str]:
+    """What the grader would refuse of `package` (it reads only its `.py` files, each up to a
+    size, so many, so much in all), and a missing `__init__.py`: each a line and a hint."""
+    warnings = []
+    if not (package / "__init__.py").is_file():
+        warnings.append(f"minigrad/__init__.py is missing\nhint: {student.restore_hint('__init__')}")
+    files = sorted(p for p in package.glob("*.py") if p.is_file())
+    kib = GRADER_MAX_FILE_BYTES // 1024
+    for path in files:
+        if (size := path.stat().st_size) > GRADER_MAX_FILE_BYTES:
+            warnings.append(
+                f"minigrad/{path.name} is {size / 1024:.0f} KiB: the grader refuses any file over {kib} KiB, "
+                f"and grades your work without it\n"
+                f"hint: keep each file under {kib} KiB: no data, pasted output or generated code in minigrad/"
+            )
+    if len(files) > GRADER_MAX_FILES:
+        warnings.append(f"minigrad/ has {len(files)} .py files: the grader reads only the first {GRADER_MAX_FILES}\n"
+                        "hint: keep only the assignment's files (and a few of your own) in minigrad/")  # fmt: skip
+    if (total := sum(p.stat().st_size for p in files)) > GRADER_MAX_TOTAL_BYTES:
+        mib = GRADER_MAX_TOTAL_BYTES // 1024**2
+        warnings.append(f"minigrad/ holds {total / 1024**2:.1f} MiB of .py files: the grader stops reading at "
+                        f"{mib} MiB\nhint: keep minigrad/ small: no data or generated code in it")  # fmt: skip
+    return warnings
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -137,10 +187,12 @@ def pictures(request: pytest.FixtureRequest) -> Path | None:
 
 
 def _student_frame(tb, folder: Path):
-    """The innermost traceback entry inside the submission's code, if any."""
+    """The innermost traceback entry inside the submission's minigrad/, if any (never the
+    checks' own files, which sit in the same folder in the release)."""
     found = None
+    package = folder / "minigrad"
     for frame, line in traceback.walk_tb(tb):
-        if Path(frame.f_code.co_filename).resolve().is_relative_to(folder):
+        if Path(frame.f_code.co_filename).resolve().is_relative_to(package):
             found = (frame, line)
     return found
 
@@ -167,30 +219,54 @@ def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
     if isinstance(exc, NotImplementedError) and frame_line:
         return f"not attempted yet: {_where(frame_line, folder)}"
     if isinstance(exc, CheckTookTooLong):
-        where = f": look for an endless loop in {_where(frame_line, folder)}" if frame_line else ""
-        return f"took too long (over {exc.args[0]:g} s){where}"
+        return over_time(exc, frame_line, folder)
     where = f" in {_where(frame_line, folder)}" if frame_line else ""
     message = f"crashed{where}: {type(exc).__name__}: {exc}"
+    if frame_line and (given := Path(frame_line[0].f_code.co_filename).stem) in student.GIVEN:
+        return f"{message}\nhint: {student.restore_hint(given)}"
     plain_number = isinstance(exc, AttributeError) and str(exc).startswith(("'int' object", "'float' object"))
     return f"{message}\n{WRAP_HINT}" if plain_number else message
 
 
+def over_time(exc: CheckTookTooLong, frame_line, folder: Path) -> str:
+    """Say how long the check ran and where it was, without calling slow code a loop."""
+    where = _where(frame_line, folder) if frame_line else "your code"
+    limit = f"limit {exc.limit:g} s" + (" once a check has run out of time" if exc.shortened else "")
+    if exc.computing:
+        return f"took {exc.used:.1f} s ({limit}): slow, or an endless loop in {where}"
+    return (f"waited {exc.used:.0f} s, computing only {exc.cpu:.1f} s of it ({limit} of waiting): "
+            f"a sleep, input() or a wait that never ends in {where}")  # fmt: skip
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    """Run the check with an alarm: past the time limit it stops where it is."""
-    limit = AFTER_A_LOOP if item.config.stash.get(LOOPED, False) else TIME_LIMIT
+    """Run the check with two alarms: one on the CPU time it uses (the budget), one on the
+    clock, WALL_FACTOR times later, for a check that waits instead of computing. Whichever
+    rings first stops the check where it is."""
+    first = item.config.getoption("--time-limit")
+    shortened = item.config.stash.get(LOOPED, False) and AFTER_A_LOOP < first
+    limit = AFTER_A_LOOP if shortened else first
+    cpu, wall = time.process_time(), time.monotonic()
 
     def stop(signum, frame):
+        for timer in (signal.ITIMER_PROF, signal.ITIMER_REAL):
+            signal.setitimer(timer, 0)
         item.config.stash[LOOPED] = True
-        raise CheckTookTooLong(limit)
+        used_cpu = time.process_time() - cpu
+        if signum == signal.SIGPROF:
+            raise CheckTookTooLong(max(used_cpu, limit), limit, True, used_cpu, shortened)
+        raise CheckTookTooLong(time.monotonic() - wall, limit * WALL_FACTOR, False, used_cpu, shortened)
 
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, limit)
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    signal.setitimer(signal.ITIMER_REAL, limit * WALL_FACTOR)
     try:
         return (yield)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for timer in (signal.ITIMER_PROF, signal.ITIMER_REAL):
+            signal.setitimer(timer, 0)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -244,6 +320,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         write(f"--- {', '.join(n for n, p in unloaded.items() if p == problem)}: could not load the code ---")
         for line in problem.splitlines():
             write(f"    {line}")
+    warnings = config.stash.get(WARNINGS, [])
+    if warnings:
+        write("")
+        write("--- before you submit ---")
+        for line in "\n".join(warnings).splitlines():
+            write(f"    {line}")
     failing = [p for p in chosen if any(not r.passed for r in results.get(p.name, []))]
     everything = config.getoption("--all-failures")
     hidden = 0
@@ -266,6 +348,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     write("")
     for line in closing(chosen, results, unloaded, failing, interrupted, hidden):
         write(line)
+    if warnings:
+        write("Before you submit, fix what is listed under `before you submit`.")
 
 
 def closing(chosen: list[Part], results: dict, unloaded: dict, failing: list[Part], interrupted: bool,
