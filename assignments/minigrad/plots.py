@@ -16,12 +16,21 @@ GRID = 60  # points per side of the decision-boundary grid
 
 def loss_curve(history: Sequence[float], path: str | Path, title: str = "training loss", per: str = "step") -> Path:
     """The loss of each training step, as `train` returns them (or of each epoch, as `fit` does)."""
+    return _save(loss_figure(history, title, per), path)
+
+
+def loss_figure(history: Sequence[float], title: str = "training loss", per: str = "step"):
+    """The figure `loss_curve` saves. Its x axis counts steps or epochs, so its ticks are
+    whole numbers: 20 epochs never show as 2.5, 5.0, 7.5."""
+    from matplotlib.ticker import MaxNLocator
+
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(5, 3.5))
-    axes.plot(range(len(history)), history, color="tab:blue")
+    axes.plot(range(len(history)), history, color="tab:blue", marker="o" if len(history) <= 30 else None, markersize=3)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set(xlabel=per, ylabel="loss", title=title)
     axes.grid(alpha=0.3)
-    return _save(figure, path)
+    return figure
 
 
 def decision_boundary(
