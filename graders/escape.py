@@ -114,7 +114,7 @@ def html(text: str) -> str:
 
 
 def csv_cell(value: object) -> object:
-    """A CSV cell that no spreadsheet runs as a formula. Text beginning (after any spaces)
+    """A CSV cell that no spreadsheet runs as a formula. Text beginning (after any blanks)
     with `=`, `+`, `-`, `@`, a tab, a carriage return, or their full-width forms, gets a
     leading `'`, as OWASP advises against CSV injection; its hidden characters are shown.
 
@@ -126,7 +126,7 @@ def csv_cell(value: object) -> object:
     if not isinstance(value, str):
         return value
     cell = visible(value).translate(_ANGLES)
-    if _NUMBER.fullmatch(value) or not value.lstrip(" ").startswith(_FORMULA):
+    if _NUMBER.fullmatch(value) or not (value.startswith(_FORMULA) or value.lstrip().startswith(_FORMULA)):
         return cell
     return "'" + cell
 
