@@ -67,6 +67,16 @@ def copy_package(submission: Path, target: Path) -> Intake:
     return intake
 
 
+def locate(submission: Path) -> Intake:
+    """Where the package is in `submission` (found, location, other copies), copying nothing."""
+    intake = Intake()
+    package = _open_package(submission, intake)
+    if package is not None:
+        intake.found = True
+        os.close(package)
+    return intake
+
+
 def _open_package(submission: Path, intake: Intake) -> int | None:
     """An open descriptor of the package folder, or None (with the reason when it is not
     simply missing). Students put it anywhere: `minigrad/` at the top, the upload being

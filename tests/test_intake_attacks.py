@@ -27,7 +27,7 @@ import pytest
 
 from course.submissions import materialize
 from graders import intake
-from graders.class_grading import archives, packing
+from graders.class_grading import archives, layouts, packing
 
 from grading import ROOT, grader_tmp, needs_isolation
 from nbgrader_export import nbgrader_export
@@ -107,10 +107,20 @@ def corrupt_zip(files: dict[str, bytes]) -> bytes:
     return bytes(data)
 
 
-def badly_named_zip(files: dict[str, bytes]) -> bytes:
-    """A zip with a member whose name is flagged UTF-8 but is not UTF-8 (0xff 0xfe)."""
-    data = zip_bytes({**files, "minigrad/\u00e9.py": b"x = 1\n"})
-    return data.replace("\u00e9".encode(), b"\xff\xfe")
+MARK = "\u00e9" * 4  # in a member's name: made bytes that are not UTF-8 by `badly_named`
+
+
+def badly_named(data: bytes) -> bytes:
+    """`data` (a zip) with the name holding MARK flagged UTF-8 but made 0xff bytes, not UTF-8."""
+    assert data.count(MARK.encode()) == 2  # the local header and the central directory
+    return data.replace(MARK.encode(), b"\xff" * 8)
+
+
+def damaged(data: bytes, name: str) -> bytes:
+    """`data` (a zip) with bytes of member `name` changed: its CRC no longer matches."""
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(name)
+    start = info.header_offset + 30 + len(name) + len(info.extra) + info.compress_size // 2
+    return data[:start] + bytes(b ^ 0x5A for b in data[start : start + 16]) + data[start + 16 :]
 
 
 def nested(levels: int, files: dict[str, bytes]) -> bytes:
@@ -133,10 +143,6 @@ def zip_bomb() -> bytes:
 def seek_bomb() -> bytes:
     """20,000 members listed back to front: each read would seek back through the stream."""
     return zip_bytes({f"m/{i:05}.py": b"" for i in range(20_000)}, reverse=True)
-
-
-def canvas(files: dict[str, bytes]) -> bytes:
-    return zip_bytes(files)
 
 
 # --- running the class command ------------------------------------------------------------------
@@ -203,14 +209,16 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
         "seeker_203_9103_hw1.zip": seek_bomb(),
         "locked_204_9104_hw1.zip": encrypted_zip(under("minigrad", ada)),
         "broken_205_9105_hw1.zip": corrupt_zip(under("minigrad", ada)),
-        "badname_206_9106_hw1.zip": badly_named_zip(under("minigrad", ada)),
+        "badname_206_9106_hw1.zip": badly_named(zip_bytes({**under("minigrad", ada), f"minigrad/{MARK}.py": b""})),
         "deep_207_9107_hw1.zip": nested(5, under("minigrad", ada)),
         "linker_208_9108_hw1.tar": tar_bytes(under("minigrad", ada), "w", links={"minigrad/nn.py": "/etc/shadow"}),
         "abs_209_9109_hw1.tar.gz": tar_bytes({"/tmp/abs.py": b"pwned\n", **under("minigrad", ada)}),
         f"huge_{'9' * 4400}_9110_engine-{'1' * 4400}.py": b"x = 1\n",
+        "crc_211_9112_hw1.zip": zip_bytes(under("minigrad", ada)),  # damaged in the download itself, below
     }
     archive = tmp_path / "download.zip"
-    archive.write_bytes(canvas(members))
+    members[f"outer_210_9111_{MARK}.py"] = b"x = 1\n"
+    archive.write_bytes(badly_named(damaged(zip_bytes(members), "crc_211_9112_hw1.zip")))
     out = tmp_path / "out"
     started = time.monotonic()
     run, peak = grade_class(archive, out, "--parts", "checkpoint", "--jobs", "2")
@@ -226,7 +234,7 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
         run.stdout
     )
     refused = {s for s, r in rows.items() if r["status"] == REFUSED}
-    assert refused == {"mallory", "bomber", "seeker", "locked", "broken", "badname", "deep", "abs"}
+    assert refused == {"mallory", "bomber", "seeker", "locked", "broken", "badname", "deep", "abs", "outer", "crc"}
     problem = {s: errors[s]["problem"] for s in refused}
     assert problem["mallory"] == "upload refused: hw1.zip: a member has an absolute path: '//tmp/" + slip + "/y.py'"
     assert problem["bomber"] == f"upload refused: bomb.zip: zeros.zip: compressed {BOMB_RATIO} to 1 (a zip bomb?)"
@@ -234,8 +242,15 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
     assert problem["locked"] == (
         "upload refused: hw1.zip: minigrad/__init__.py is password-protected; upload it without a password"
     )
-    assert problem["broken"].startswith("upload refused: hw1.zip: not a readable archive (")
-    assert problem["badname"] == "upload refused: hw1.zip: a member's name is marked UTF-8 but is not"
+    assert problem["broken"].startswith(
+        "upload refused: hw1.zip: minigrad/__init__.py: cannot be read (error: Error -3 "
+    )
+    assert problem["crc"].startswith("upload refused: hw1.zip: cannot be read (")
+    assert problem["badname"].startswith("upload refused: hw1.zip: a member's name is marked UTF-8 but is not: ")
+    assert (
+        problem["outer"]
+        == "upload refused: outer_210_9111_\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0.py: a file name marked UTF-8 that is not"
+    )
     assert problem["deep"] == "upload refused: level1.zip: archives nested more than 3 deep"
     assert problem["abs"] == "upload refused: hw1.tar.gz: a member has an absolute path: '/tmp/abs.py'"
     assert rows["linker"]["status"] == "graded" and "minigrad/nn.py: not a regular file" in run.stdout
@@ -334,6 +349,8 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
     put("notes/my code", {"engine_v2.py": ada["engine.py"]})
     put("bomb", {"README.md": b"hi"})
     (classes / "bomb" / "hw1.zip").write_bytes(zip_bomb())
+    put("extra/minigrad", ada)  # an honest package, and an archive that cannot be unpacked beside it
+    (classes / "extra" / "data.tar.gz").write_bytes(b"\x1f\x8b not gzip")
     out = classes / "grades"  # --out inside the submissions: never a student
     run, peak = grade_class(classes, out, "--parts", "checkpoint", "--jobs", "2")
     assert peak < 512 * 1024
@@ -341,7 +358,8 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
     rows, errors = check_outputs(out, tmp_path)
     totals = {s: float(r["total"]) for s, r in rows.items() if r["status"] == "graded"}
     assert totals == {"deep": 12.0, "copies": 12.0, "tarball": 10.0, "gradebook-db": 12.0, "2-3": 10.0,
-                      "s80-a-b": 12.0, "s80-a-b-2": 10.0, "José-García": 12.0}  # fmt: skip
+                      "s80-a-b": 12.0, "s80-a-b-2": 10.0, "José-García": 12.0, "extra": 12.0}  # fmt: skip
+    assert "extra: not unpacked: data.tar.gz: not a readable archive (BadGzipFile: " in run.stdout
     assert sorted(rows) == sorted([*totals, "notes", "bomb"])  # every student has a row; not "grades"
     assert rows["deep"]["found_in"] == "Downloads/hw/src/minigrad"
     assert rows["copies"]["found_in"] == "new/minigrad" and rows["tarball"]["found_in"] == "minigrad.tar.gz/minigrad"
@@ -350,6 +368,9 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
     assert "--out grades lies inside the submissions: not graded as a student" in run.stdout
     assert rows["s80-a-b-2"]["folder"] == "s80_a_b" and rows["gradebook-db"]["folder"] == "gradebook.db"
     assert rows["bomb"]["status"] == REFUSED
+    assert (
+        errors["bomb"]["problem"] == f"upload refused: bomb.zip: zeros.zip: compressed {BOMB_RATIO} to 1 (a zip bomb?)"
+    )
     flag = errors["notes"]["problem"]
     assert (
         flag.startswith("code found but not graded (graded 0): ")
@@ -414,6 +435,14 @@ def test_sigterm_removes_staging_and_keeps_finished_grades(tmp_path: Path) -> No
     assert process.returncode == 130, stderr[-2000:]
     assert list(out.glob(".staging-*")) == []
     assert set(read_csv(out / "grades.csv")) == {"a", "b", "c", "d"}
+
+
+def test_an_out_that_holds_the_submissions_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "class" / "alice").mkdir(parents=True)
+    for out in (tmp_path / "class", tmp_path):
+        with pytest.raises(SystemExit, match="holds the submissions: give a folder of its own"):
+            layouts.check_out(tmp_path / "class", out)
+    layouts.check_out(tmp_path / "class", tmp_path / "class" / "grades")  # inside: fine, it is no student
 
 
 def test_intake_notes_other_copies_in_its_own_words(tmp_path: Path) -> None:

@@ -30,11 +30,14 @@ import gzip
 import io
 import os
 import re
+import shutil
 import stat
 import tarfile
 import time
 import zipfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -49,9 +52,11 @@ MAX_RATIO = 100  # unpacked bytes per compressed byte, beyond the first MiB
 RATIO_SLACK = 1024 * 1024
 MAX_DEPTH = 3  # an LMS download's student zip, an archive in it, and one more
 SEARCH_DEPTH = 8  # folders deep, in a student's folder that holds archives
+WALK_ENTRIES = 20_000  # files and folders looked at in such a folder (a virtualenv has thousands)
 SECONDS = 8.0  # to unpack one student's upload
 CHUNK = 64 * 1024
 MAX_NAME = 1024  # characters of a member's path
+ENTRY_BYTES = 1024  # a zip's central directory per member allowed, on average
 DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -159,25 +164,40 @@ def unpack_inner(written: list[Path], budget: Budget, depth: int) -> None:
         target.rename(inner)
 
 
-def copy_folder(source: Path, folder: Path, budget: Budget) -> None:
+def copy_folder(source: Path, folder: Path, budget: Budget) -> list[str]:
     """A student's folder that holds archives, copied into the existing `folder` (code and
     archives only, regular files with one link, never through a link; hidden folders left
-    out), each archive then unpacked in its place. The upload itself is never written to."""
-    written = []
+    out), each archive then unpacked in its place. The upload itself is never written to.
+    Returns why each archive that could not be unpacked was not (it is left out, so a package
+    elsewhere in the folder is still graded); a file whose name breaks the rules is noted."""
+    written, problems, looked = [], [], 0
     for top, subfolders, files in os.walk(source, followlinks=False):
         here = Path(top).relative_to(source)
-        subfolders[:] = (
-            []
-            if len(here.parts) >= SEARCH_DEPTH
-            else sorted(name for name in subfolders if not name.startswith((".", "__")))
-        )
+        deep = len(here.parts) >= SEARCH_DEPTH
+        subfolders[:] = [] if deep else sorted(name for name in subfolders if not name.startswith((".", "__")))
+        looked += len(files) + len(subfolders)
+        if looked > WALK_ENTRIES:
+            budget.notes.append(f"{here}: over {WALK_ENTRIES} files and folders; the rest was not looked at")
+            break
         for name in sorted(files):
+            if not wanted(name):
+                continue
             budget.member(name)
-            if wanted(name):
+            try:
                 path = safe_path(str(here / name))
-                if (target := _copy_file(Path(top) / name, folder, path, budget)) is not None:
-                    written.append(target)
-    unpack_inner(written, budget, 1)
+            except Refused as refused:
+                budget.notes.append(f"left out: {refused}")
+                continue
+            if (target := _copy_file(Path(top) / name, folder, path, budget)) is not None:
+                written.append(target)
+    for archive in written:
+        try:
+            unpack_inner([archive], budget, 1)
+        except Refused as refused:
+            problems.append(str(refused))
+            shutil.rmtree(archive.with_name(archive.name + ".unpacking"), ignore_errors=True)
+            archive.unlink(missing_ok=True)
+    return problems
 
 
 def _copy_file(source: Path, folder: Path, path: PurePosixPath, budget: Budget) -> Path | None:
@@ -198,13 +218,77 @@ def _copy_file(source: Path, folder: Path, path: PurePosixPath, budget: Budget) 
     return target
 
 
+@contextmanager
+def open_zip(path: Path, most: int) -> Iterator[tuple[zipfile.ZipFile, set[str]]]:
+    """`path` as a zip, once its end record shows at most `most` members in a directory of a
+    size to match (zipfile makes an object per entry before anyone can count them), and the
+    names that are flagged UTF-8 but are not: zipfile stops at the first such name, so they
+    are read as cp437 instead and returned, for the caller to refuse what they name."""
+    with path.open("rb") as file:
+        end = zipfile._EndRecData(file)  # the end record zipfile reads first; no public way to it
+        if not end:
+            raise zipfile.BadZipFile("File is not a zip file")
+        count, size = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]
+        if count > most or size > most * ENTRY_BYTES:
+            raise Refused(f"{count} files, over the {most} allowed")
+        start = end[zipfile._ECD_LOCATION] - size
+        if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
+            start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+        file.seek(max(start, 0))
+        patches, bad = _bad_names(file.read(size), max(start, 0))
+        with zipfile.ZipFile(_Patched(file, patches) if patches else file) as bundle:
+            yield bundle, bad
+
+
+def _bad_names(directory: bytes, start: int) -> tuple[dict[int, int], set[str]]:
+    """The central directory's entries whose names are flagged UTF-8 and are not: the byte to
+    change (the flag cleared) at each one's file offset, and the names as cp437 will read them."""
+    patches, bad, at = {}, set(), 0
+    while directory[at : at + 4] == b"PK\x01\x02" and at + 46 <= len(directory):
+        lengths = [int.from_bytes(directory[at + i : at + i + 2], "little") for i in (28, 30, 32)]
+        name = directory[at + 46 : at + 46 + lengths[0]]
+        if directory[at + 9] & 0x08:  # bit 11 of the flags: the name is UTF-8
+            try:
+                name.decode("utf-8")
+            except UnicodeDecodeError:
+                patches[start + at + 9] = directory[at + 9] & ~0x08
+                bad.add(name.decode("cp437"))
+        at += 46 + sum(lengths)
+    return patches, bad
+
+
+class _Patched:
+    """A zip file read with a few bytes changed (see `open_zip`), never written."""
+
+    def __init__(self, file: BinaryIO, patches: dict[int, int]) -> None:
+        self.file, self.patches = file, patches
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.file.tell()
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        start = self.file.tell()
+        data = self.file.read(size)
+        hits = [at for at in self.patches if start <= at < start + len(data)]
+        if not hits:
+            return data
+        changed = bytearray(data)
+        for at in hits:
+            changed[at - start] = self.patches[at]
+        return bytes(changed)
+
+
 def _zip(archive: Path, folder: Path, budget: Budget) -> list[Path]:
-    try:
-        bundle = zipfile.ZipFile(archive)
-    except UnicodeDecodeError:
-        raise Refused("a member's name is marked UTF-8 but is not") from None
     written = []
-    with bundle:
+    with open_zip(archive, MAX_MEMBERS) as (bundle, bad):
+        if bad:
+            raise Refused(f"a member's name is marked UTF-8 but is not: {sorted(bad)[0]!r}")
         members = sorted(bundle.infolist(), key=lambda info: info.header_offset)  # forward only
         if len(members) > budget.members:
             raise Refused(f"{len(members)} files, over the {MAX_MEMBERS} allowed")
@@ -231,8 +315,11 @@ def copy_member(bundle: zipfile.ZipFile, info: zipfile.ZipInfo, folder: Path, pa
     _check_claim(path, info.file_size, info.compress_size, budget)
     if info.flag_bits & 0x1:
         raise Refused(f"{path} is password-protected; upload it without a password")
-    with bundle.open(info) as data:
-        target = _write(folder, path, data, info.file_size, budget)
+    try:
+        with bundle.open(info) as data:
+            target = _write(folder, path, data, info.file_size, budget)
+    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
+        raise Refused(f"{path}: cannot be read ({type(exc).__name__}: {exc})") from None
     if target is not None:
         _set_time(target, _zip_time(info.date_time))
     return target

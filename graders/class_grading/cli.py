@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     expected = roster.read(args.roster) if args.roster else []  # a bad roster stops us before any grading
     if not args.scheduler and (status := preflight.check(args.isolation, args.official)):
         return status  # this machine cannot grade (said on stderr): refused before any student
+    layouts.check_out(args.submissions, args.out)
     writing.prepare_folder(args.out)
     staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=args.out))
     previous = signal.signal(signal.SIGTERM, _interrupt)

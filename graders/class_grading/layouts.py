@@ -25,12 +25,15 @@ from pathlib import Path
 
 import yaml
 
+from graders import intake
+
 from . import archives, lms_zip
 from .students import safe_id, unique
 
 LAYOUTS = ("auto", "folders", "nbgrader", "gradescope", "lms-zip", "classroom")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 WALK_ENTRIES = 2000  # files and folders looked at in one student's folder, at most
+MAX_GROUP = 50  # submitters of one Gradescope submission
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,19 @@ def detect(path: Path) -> str:
     return "folders"
 
 
+def check_out(path: Path, out: Path) -> None:
+    """Refuse an `--out` that is the submissions or holds them: a student's folder could be
+    written over. (`--out` inside the submissions is fine: it is no student.)"""
+    here, there = path.resolve(), out.resolve()
+    if here == there or there in here.parents:
+        raise SystemExit(f"--out {out} holds the submissions: give a folder of its own for the grades")
+
+
 def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, list[Submission], list[str]]:
     """The layout used, every student's submission (sorted by id), and warnings: anything
     that could not be assigned to a student, files superseded or left out, renumbered ids.
     `staging` receives unpacked uploads; `out` (which may lie inside `path`) is no student."""
+    here, there = path.resolve(), out.resolve()
     if layout == "auto":
         layout = detect(path)
     warnings: list[str] = []
@@ -96,7 +108,7 @@ def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, lis
         key = "github_login" if layout == "classroom" else "folder"
         found = [_Found(names[i] if names else f.name, (f.name,), f, str(f), {key: names[i] if names else f.name},
                         submitted_at=_newest(f)) for i, f in enumerate(folders)]  # fmt: skip
-    if out.resolve().parent in (path.resolve(), (path / "submitted").resolve()):
+    if there.parent in (here, (path / "submitted").resolve()):
         warnings.append(f"--out {out.name} lies inside the submissions: not graded as a student")
     _stage_archives(found, staging, warnings)
     submissions, renamed = _named(found)
@@ -122,7 +134,8 @@ def _named(found: list[_Found]) -> tuple[list[Submission], list[str]]:
 
 def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> None:
     """An upload folder holding archives is replaced by a staged copy with them unpacked (once
-    for a group's members, who share the folder)."""
+    for a group's members, who share the folder). An archive that cannot be unpacked refuses
+    the upload unless a package is found without it (then it is only said)."""
     staged: dict[Path, tuple[Path | None, str]] = {}
     for n, entry in enumerate(found):
         if entry.folder is None or entry.refused or not _holds_archive(entry.folder):
@@ -132,8 +145,11 @@ def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> 
             target.mkdir(parents=True)
             budget = archives.Budget()
             try:
-                archives.copy_folder(entry.folder, target, budget)
+                problems = archives.copy_folder(entry.folder, target, budget)
+                if problems and not intake.locate(target).found:
+                    raise archives.Refused("; ".join(problems))
                 staged[entry.folder] = (target, "")
+                budget.notes += [f"not unpacked: {problem}" for problem in problems]
             except (archives.Refused, OSError) as exc:
                 staged[entry.folder] = (None, str(exc))
                 shutil.rmtree(target)  # nothing of a refused upload is kept
@@ -247,7 +263,7 @@ def _gradescope(path: Path) -> list[_Found]:
     for folder_name, entry in sorted((metadata if isinstance(metadata, dict) else {}).items(), key=str):
         entry = entry if isinstance(entry, dict) else {}
         folder = path / str(folder_name)
-        submitters = [s for s in entry.get(":submitters") or [] if isinstance(s, dict)] or [{}]
+        submitters = [s for s in (entry.get(":submitters") or [])[:MAX_GROUP] if isinstance(s, dict)] or [{}]
         everyone = "; ".join(str(s.get(":sid") or s.get(":email") or s.get(":name") or "") for s in submitters)
         number = str(folder_name).removeprefix("submission_")
         usable = folder.is_dir() and not folder.is_symlink()

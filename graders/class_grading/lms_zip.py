@@ -24,6 +24,7 @@ from . import archives
 CANVAS = re.compile(
     r"(?P<name>[^_]+)_(?:(?P<late>[Ll][Aa][Tt][Ee])_)?(?P<user>[0-9]+)_(?P<submission>[0-9]+)_(?P<file>.+)"
 )
+MAX_ENTRIES = 200_000  # files in one download: a large course's, and a bound on zipfile's memory
 RESUBMITTED = re.compile(r"-(?P<n>[0-9]+)(?=(?:\.[A-Za-z0-9]+)+$)")  # engine-1.py: Canvas renamed a resubmission
 
 
@@ -49,35 +50,40 @@ def number(digits: str) -> tuple[int, str]:
 def unpack(archive: Path, staging: Path) -> tuple[list[Upload], list[str]]:
     """Each student's files unpacked into `staging/{n}/`; returns the uploads (sorted by user
     id) and a warning for every entry that names no student."""
+    try:
+        with archives.open_zip(archive, MAX_ENTRIES) as (bundle, bad):
+            return _unpack(bundle, bad, staging)
+    except (OSError, zipfile.BadZipFile, archives.Refused) as exc:
+        raise SystemExit(f"{archive}: not a readable zip ({exc})") from exc
+
+
+def _unpack(bundle: zipfile.ZipFile, bad: set[str], staging: Path) -> tuple[list[Upload], list[str]]:
+    """The download's files grouped by Canvas user id; a student whose file name is not text
+    (`bad`: flagged UTF-8, and not) is refused, the others go on."""
     warnings: list[str] = []
     by_user: dict[str, list[tuple[zipfile.ZipInfo, re.Match]]] = defaultdict(list)
-    try:
-        bundle = zipfile.ZipFile(archive)
-    except UnicodeDecodeError:
-        raise SystemExit(f"{archive}: a file name in it is marked UTF-8 but is not; not an LMS download") from None
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise SystemExit(f"{archive}: not a readable zip ({exc})") from exc
-    with bundle:
-        for info in sorted(bundle.infolist(), key=lambda info: info.header_offset):
-            if info.is_dir():
-                continue
-            match = CANVAS.fullmatch(PurePosixPath(info.filename).name)
-            if match is None or "\\" in info.filename or ".." in info.filename.split("/"):
-                warnings.append(f"{info.filename}: the name carries no student (expected name_id_id_file)")
-                continue
-            by_user[match["user"]].append((info, match))
-        uploads = []
-        for n, user in enumerate(sorted(by_user, key=number)):
-            entries = by_user[user]
-            folder = staging / str(n)
-            folder.mkdir(parents=True)
-            upload = Upload(entries[0][1]["name"], user, folder, any(m["late"] for _, m in entries))
-            try:
-                _unpack_student(bundle, entries, upload)
-            except (archives.Refused, OSError) as exc:
-                upload.refused = str(exc)
-                shutil.rmtree(folder)  # nothing of a refused upload is kept
-            uploads.append(upload)
+    for info in sorted(bundle.infolist(), key=lambda info: info.header_offset):
+        if info.is_dir():
+            continue
+        match = CANVAS.fullmatch(PurePosixPath(info.filename).name)
+        if match is None or "\\" in info.filename or ".." in info.filename.split("/"):
+            warnings.append(f"{info.filename}: the name carries no student (expected name_id_id_file)")
+            continue
+        by_user[match["user"]].append((info, match))
+    uploads = []
+    for n, user in enumerate(sorted(by_user, key=number)):
+        entries = by_user[user]
+        folder = staging / str(n)
+        folder.mkdir(parents=True)
+        upload = Upload(entries[0][1]["name"], user, folder, any(m["late"] for _, m in entries))
+        try:
+            if named := [info.filename for info, _ in entries if info.filename in bad]:
+                raise archives.Refused(f"{named[0]}: a file name marked UTF-8 that is not")
+            _unpack_student(bundle, entries, upload)
+        except (archives.Refused, OSError) as exc:
+            upload.refused = str(exc)
+            shutil.rmtree(folder)  # nothing of a refused upload is kept
+        uploads.append(upload)
     return uploads, warnings
 
 
