@@ -23,6 +23,7 @@ from pathlib import Path
 import mistune
 
 from graders.class_grading import feedback, gradebook
+from graders.gradescope import run as run_autograder
 
 from grading import ROOT, grader_tmp, needs_isolation
 from nbgrader_export import nbgrader_export
@@ -96,7 +97,9 @@ def assert_clean(name: str, data: bytes) -> None:
             found.append(node)
             stack.extend(node.get("children", []))
         assert not {"link", "image", "inline_html", "block_html"} & {node["type"] for node in found}, name
-        assert [node["attrs"]["level"] for node in found if node["type"] == "heading"].count(1) == 1, name
+        headings = [node for node in found if node["type"] == "heading"]
+        assert [node["attrs"]["level"] for node in headings].count(1) <= 1, name
+        assert not [node for node in headings if node["children"][0].get("raw") in ("h", "heading", "h\\x1b[2J")], name
 
 
 def assert_no_formula(path: Path) -> None:
@@ -212,3 +215,14 @@ def test_a_student_the_gradebook_refuses_is_said_and_the_others_are_stored(tmp_p
     messages = gradebook.store(url, {"bad\ud800": results, "good": results}, None)
     assert len(messages) == 1 and messages[0].startswith("bad\ud800: the gradebook refused these grades")
     assert {s: float(row["score"]) for s, row in nbgrader_export(url, tmp_path).items()} == {"good": 1.0}
+
+
+def test_gradescope_says_the_graders_words_as_text(tmp_path: Path) -> None:
+    """run_autograder's Markdown summary: the grader's last words on a refusal, and what it
+    passed over, are prose or code, never HTML, a link or a heading."""
+    reason = "cannot grade: [x](http://evil) <img src=x onerror=alert(1)>\n# h\x1b[2J \ud800\n"
+    passed_over = "<script>alert(1)</script> [l](http://e)"
+    results = {"tests": [{"status": "passed", "tags": ["submission"], "max_score": 0, "score": 0}],
+               "extra_data": {"isolation": "bwrap", "passed_over": passed_over}}  # fmt: skip
+    for text in (run_autograder.no_grade(reason)["output"], run_autograder.summary(results, "visible")):
+        assert_clean("gradescope.md", text.encode())
