@@ -231,12 +231,16 @@ def open_zip(path: Path, most: int) -> Iterator[tuple[zipfile.ZipFile, set[str]]
         count, size = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]
         if count > most or size > most * ENTRY_BYTES:
             raise Refused(f"{count} files, over the {most} allowed")
-        start = end[zipfile._ECD_LOCATION] - size
-        if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
-            start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
-        file.seek(max(start, 0))
-        patches, bad = _bad_names(file.read(size), max(start, 0))
-        with zipfile.ZipFile(_Patched(file, patches) if patches else file) as bundle:
+        try:
+            bundle, bad = zipfile.ZipFile(file), set()
+        except UnicodeDecodeError:
+            start = end[zipfile._ECD_LOCATION] - size
+            if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
+                start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+            file.seek(max(start, 0))
+            patches, bad = _bad_names(file.read(size), max(start, 0))
+            bundle = zipfile.ZipFile(_Patched(file, patches))
+        with bundle:
             yield bundle, bad
 
 

@@ -122,10 +122,13 @@ def main(argv: list[str] | None = None) -> int:
         layout, submissions, warnings = layouts.collect(args.submissions, args.layout, staging, args.out)
         return grade_class(args, seed, expected, layout, submissions, warnings)
     except KeyboardInterrupt:
-        print("\ninterrupted before any grading", file=sys.stderr)
+        print("\ninterrupted: finished grades are kept; run again with --resume for the rest", file=sys.stderr)
         return 130
     finally:
+        interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C or SIGTERM cannot cut
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the clean-up short
         shutil.rmtree(staging, ignore_errors=True)
+        signal.signal(signal.SIGINT, interrupt)
         signal.signal(signal.SIGTERM, previous)
 
 
