@@ -10,10 +10,12 @@ so a folder of sparse giant files costs nothing. Every refusal is said in words.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import stat
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,11 +140,11 @@ def _candidates(top: int, top_name: str, intake: Intake) -> list[_Candidate]:
         except OSError:
             continue
         try:
-            modules, subfolders = _scan(folder, parts, intake)
+            modules, flat, subfolders = _scan(folder, parts, intake)
         finally:
             os.close(folder)
         named = (parts[-1] if parts else top_name) == "minigrad"
-        if modules and ("engine.py" in modules or named):
+        if modules and (flat or named):
             found.append(_Candidate(parts, len(modules), max(modules.values())))
         if len(parts) < SEARCH_DEPTH:
             queue.extend((*parts, name) for name in subfolders)
@@ -161,27 +163,30 @@ def _open_path(top: int, parts: tuple[str, ...]) -> int:
     return folder
 
 
-def _scan(folder: int, parts: tuple[str, ...], intake: Intake) -> tuple[dict[str, float], list[str]]:
-    """A folder's regular `.py` modules (name: modification time) and its real subfolders;
-    a `minigrad` that is a link or a file is said, since a student meant it as the package."""
+def _scan(folder: int, parts: tuple[str, ...], intake: Intake) -> tuple[dict[str, float], bool, list[str]]:
+    """A folder's `.py` modules (name: modification time; links and other non-folders too, so
+    that copying them says why each is refused), whether its `engine.py` is a regular file,
+    and its real subfolders. A `minigrad` that is a link or a file is said: a student meant
+    it as the package."""
     modules: dict[str, float] = {}
     subfolders: list[str] = []
+    flat = False
     with os.scandir(folder) as entries:
         for _, entry in zip(range(SCAN_ENTRIES), entries):
-            if entry.name == "minigrad" and not entry.is_dir(follow_symlinks=False):
-                where = "/".join((*parts, "minigrad"))
-                kind = (
-                    "a symbolic link, not a folder; upload the files themselves"
-                    if entry.is_symlink()
-                    else "not a folder"
-                )
-                intake.refused.append(f"{where}: {kind}")
             if entry.is_dir(follow_symlinks=False):
                 if not entry.name.startswith((".", "__")):
                     subfolders.append(entry.name)
-            elif MODULE_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                continue
+            if entry.name == "minigrad":
+                where = "/".join((*parts, "minigrad"))
+                if entry.is_symlink():
+                    intake.refused.append(f"{where}/: a symbolic link, not a folder; upload the files themselves")
+                else:
+                    intake.refused.append(f"{where}: not a folder")
+            elif MODULE_NAME.fullmatch(entry.name):
                 modules[entry.name] = entry.stat(follow_symlinks=False).st_mtime
-    return modules, sorted(subfolders)
+                flat |= entry.name == "engine.py" and entry.is_file(follow_symlinks=False)
+    return modules, flat, sorted(subfolders)
 
 
 def _read_regular(package: int, name: str, intake: Intake) -> bytes | None:
@@ -224,9 +229,32 @@ def listing(submission: Path, limit: int = 12) -> list[str]:
     found: list[str] = []
     if submission.is_symlink() or not submission.is_dir():
         return found
-    for top, folders, files in os.walk(submission, followlinks=False):
-        folders[:] = sorted(f for f in folders if not f.startswith((".", "__")))
-        found += [str(Path(top, f).relative_to(submission)) for f in sorted(files) if not f.startswith(".")]
+    for folder, files in walk(submission):
+        found += [str(Path(folder, f.name).relative_to(submission)) for f in files if not f.name.startswith(".")]
         if len(found) >= limit:
             return found[:limit] + ["..."]
     return found
+
+
+WALK_ENTRIES = 20_000  # files and folders `walk` looks at, at most (a virtualenv has thousands)
+
+
+def walk(top: Path, depth: int = SEARCH_DEPTH) -> Iterator[tuple[Path, list[os.DirEntry]]]:
+    """Each folder under `top` with its entries that are not folders (files, links, FIFOs:
+    the caller decides), breadth first, never through a link, without hidden folders, at most
+    `depth` folders down and WALK_ENTRIES entries in all. Not os.walk: it recurses, and an
+    upload two thousand folders deep would end the program."""
+    queue: deque[tuple[Path, int]] = deque([(top, 0)])
+    looked = 0
+    while queue and looked < WALK_ENTRIES:
+        folder, level = queue.popleft()
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(itertools.islice(scan, WALK_ENTRIES - looked), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        looked += len(entries)
+        yield folder, [entry for entry in entries if not entry.is_dir(follow_symlinks=False)]
+        if level < depth:
+            queue.extend((Path(entry.path), level + 1) for entry in entries
+                         if entry.is_dir(follow_symlinks=False) and not entry.name.startswith((".", "__")))  # fmt: skip

@@ -145,6 +145,20 @@ def seek_bomb() -> bytes:
     return zip_bytes({f"m/{i:05}.py": b"" for i in range(20_000)}, reverse=True)
 
 
+def abyss(top: Path, depth: int, data: bytes) -> None:
+    """`data` as engine.py `depth` folders down: deeper than os.walk (or Path.mkdir) recurses."""
+    top.mkdir(parents=True)
+    folder = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("a", dir_fd=folder)
+        deeper = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
+        os.close(folder)
+        folder = deeper
+    with open(os.open("engine.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder), "wb") as file:
+        file.write(data)
+    os.close(folder)
+
+
 # --- running the class command ------------------------------------------------------------------
 
 
@@ -279,6 +293,8 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
         ("slip.zip", zip_bytes({"a\\..\\..\\b.py": b""}),
          f"slip.zip: a member has {WINDOWS}: 'a\\\\..\\\\..\\\\b.py'"),
         ("drive.zip", zip_bytes({"C:/x.py": b""}), f"drive.zip: a member has {WINDOWS}: 'C:/x.py'"),
+        ("tower.zip", zip_bytes({"a/" * 40 + "x.py": b""}), "tower.zip: a member has a path over 32 folders deep: "
+         f"'{'a/' * 40}x.py'"),
         ("lies.zip", b"PK\x03\x04 not a zip at all",
          "lies.zip: not a readable archive (BadZipFile: File is not a zip file)"),
     ],
@@ -349,6 +365,10 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
     put("notes/my code", {"engine_v2.py": ada["engine.py"]})
     put("bomb", {"README.md": b"hi"})
     (classes / "bomb" / "hw1.zip").write_bytes(zip_bomb())
+    abyss(classes / "abyss", 1200, ada["engine.py"])
+    put("fifo/minigrad", ada)  # a FIFO and a link where archives would be: never opened for reading
+    os.mkfifo(classes / "fifo" / "hw.zip")
+    (classes / "fifo" / "other.tar").symlink_to("/dev/zero")
     put("extra/minigrad", ada)  # an honest package, and an archive that cannot be unpacked beside it
     (classes / "extra" / "data.tar.gz").write_bytes(b"\x1f\x8b not gzip")
     out = classes / "grades"  # --out inside the submissions: never a student
@@ -358,9 +378,12 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
     rows, errors = check_outputs(out, tmp_path)
     totals = {s: float(r["total"]) for s, r in rows.items() if r["status"] == "graded"}
     assert totals == {"deep": 12.0, "copies": 12.0, "tarball": 10.0, "gradebook-db": 12.0, "2-3": 10.0,
-                      "s80-a-b": 12.0, "s80-a-b-2": 10.0, "José-García": 12.0, "extra": 12.0}  # fmt: skip
+                      "s80-a-b": 12.0, "s80-a-b-2": 10.0, "José-García": 12.0, "extra": 12.0,
+                      "fifo": 12.0}  # fmt: skip
+    assert "fifo: hw.zip: not a regular file with one link; left out" in run.stdout
+    assert errors["abyss"]["problem"].startswith("no minigrad code found (graded 0); the upload holds: ")
     assert "extra: not unpacked: data.tar.gz: not a readable archive (BadGzipFile: " in run.stdout
-    assert sorted(rows) == sorted([*totals, "notes", "bomb"])  # every student has a row; not "grades"
+    assert sorted(rows) == sorted([*totals, "notes", "bomb", "abyss"])  # every student has a row; not "grades"
     assert rows["deep"]["found_in"] == "Downloads/hw/src/minigrad"
     assert rows["copies"]["found_in"] == "new/minigrad" and rows["tarball"]["found_in"] == "minigrad.tar.gz/minigrad"
     assert "copies: several copies of the package; graded new/minigrad, not old/minigrad" in run.stdout

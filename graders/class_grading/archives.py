@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from graders import intake
+
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz")
 CODE = (".py", ".ipynb")
 MAX_MEMBERS = 2000  # entries of all of one student's archives together
@@ -51,11 +53,10 @@ MAX_TOTAL_BYTES = 64 * 1024 * 1024  # everything read out of one student's archi
 MAX_RATIO = 100  # unpacked bytes per compressed byte, beyond the first MiB
 RATIO_SLACK = 1024 * 1024
 MAX_DEPTH = 3  # an LMS download's student zip, an archive in it, and one more
-SEARCH_DEPTH = 8  # folders deep, in a student's folder that holds archives
-WALK_ENTRIES = 20_000  # files and folders looked at in such a folder (a virtualenv has thousands)
 SECONDS = 8.0  # to unpack one student's upload
 CHUNK = 64 * 1024
 MAX_NAME = 1024  # characters of a member's path
+MAX_PARTS = 32  # folders in a member's path: deeper trees only cost (removing one recurses)
 ENTRY_BYTES = 1024  # a zip's central directory per member allowed, on average
 DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -122,6 +123,8 @@ def safe_path(name: str) -> PurePosixPath:
         problem = "a path out of its folder (..)"
     if problem is None and not parts:
         problem = "an empty name"
+    if problem is None and len(parts) > MAX_PARTS:
+        problem = f"a path over {MAX_PARTS} folders deep"
     if problem:
         raise Refused(f"a member has {problem}: {name!r}")
     return PurePosixPath(*parts)
@@ -170,25 +173,17 @@ def copy_folder(source: Path, folder: Path, budget: Budget) -> list[str]:
     out), each archive then unpacked in its place. The upload itself is never written to.
     Returns why each archive that could not be unpacked was not (it is left out, so a package
     elsewhere in the folder is still graded); a file whose name breaks the rules is noted."""
-    written, problems, looked = [], [], 0
-    for top, subfolders, files in os.walk(source, followlinks=False):
-        here = Path(top).relative_to(source)
-        deep = len(here.parts) >= SEARCH_DEPTH
-        subfolders[:] = [] if deep else sorted(name for name in subfolders if not name.startswith((".", "__")))
-        looked += len(files) + len(subfolders)
-        if looked > WALK_ENTRIES:
-            budget.notes.append(f"{here}: over {WALK_ENTRIES} files and folders; the rest was not looked at")
-            break
-        for name in sorted(files):
-            if not wanted(name):
-                continue
+    written, problems = [], []
+    for top, files in intake.walk(source):
+        here = top.relative_to(source)
+        for name in (entry.name for entry in files if wanted(entry.name)):
             budget.member(name)
             try:
                 path = safe_path(str(here / name))
             except Refused as refused:
                 budget.notes.append(f"left out: {refused}")
                 continue
-            if (target := _copy_file(Path(top) / name, folder, path, budget)) is not None:
+            if (target := _copy_file(top / name, folder, path, budget)) is not None:
                 written.append(target)
     for archive in written:
         try:

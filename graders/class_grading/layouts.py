@@ -32,7 +32,6 @@ from .students import safe_id, unique
 
 LAYOUTS = ("auto", "folders", "nbgrader", "gradescope", "lms-zip", "classroom")
 GRADESCOPE_METADATA = "submission_metadata.yml"
-WALK_ENTRIES = 2000  # files and folders looked at in one student's folder, at most
 MAX_GROUP = 50  # submitters of one Gradescope submission
 
 
@@ -158,32 +157,19 @@ def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> 
 
 
 def _holds_archive(folder: Path) -> bool:
-    looked = 0
-    for _, subfolders, files in os.walk(folder, followlinks=False):
-        subfolders[:] = [name for name in subfolders if not name.startswith((".", "__"))]
-        looked += len(subfolders) + len(files)
-        if any(archives.is_archive(name) for name in files):
-            return True
-        if looked > WALK_ENTRIES:
-            return False
-    return False
+    return any(archives.is_archive(entry.name) for _, files in intake.walk(folder) for entry in files)
 
 
 def _newest(folder: Path) -> datetime.datetime | None:
     """When a folder's files were last changed (the newest of them): its hand-in time."""
-    newest, looked = None, 0
-    for top, subfolders, files in os.walk(folder, followlinks=False):
-        subfolders[:] = [name for name in subfolders if not name.startswith((".", "__"))]
-        for name in files:
-            looked += 1
+    times = []
+    for _, files in intake.walk(folder):
+        for entry in files:
             try:
-                mtime = os.stat(Path(top) / name, follow_symlinks=False).st_mtime
+                times.append(entry.stat(follow_symlinks=False).st_mtime)
             except OSError:
                 continue
-            newest = mtime if newest is None else max(newest, mtime)
-        if looked > WALK_ENTRIES:
-            break
-    return None if newest is None else datetime.datetime.fromtimestamp(newest, datetime.timezone.utc)
+    return datetime.datetime.fromtimestamp(max(times), datetime.timezone.utc) if times else None
 
 
 def _subfolders(path: Path, skip: set[Path]) -> list[Path]:
