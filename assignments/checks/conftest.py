@@ -233,9 +233,15 @@ def over_time(exc: CheckTookTooLong, frame_line, folder: Path) -> str:
     where = _where(frame_line, folder) if frame_line else "your code"
     limit = f"limit {exc.limit:g} s" + (" once a check has run out of time" if exc.shortened else "")
     if exc.computing:
-        return f"took {exc.used:.1f} s ({limit}): slow, or an endless loop in {where}"
+        return (f"took {exc.used:.1f} s ({limit}): slow, or an endless loop in {where}\n"
+                f"hint: {LOOP_HINT}")  # fmt: skip
     return (f"waited {exc.used:.0f} s, computing only {exc.cpu:.1f} s of it ({limit} of waiting): "
-            f"a sleep, input() or a wait that never ends in {where}")  # fmt: skip
+            f"a sleep, input() or a wait that never ends in {where}\n"
+            "hint: no check needs sleep() or input(): take them out of minigrad/")  # fmt: skip
+
+
+LOOP_HINT = ("a loop whose condition never changes, two operators that call each other (`__sub__` through "
+             "`__neg__` through `__sub__`), or a Python loop over entries where one NumPy call would do")  # fmt: skip
 
 
 @pytest.hookimpl(wrapper=True)
