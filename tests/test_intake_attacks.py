@@ -206,7 +206,8 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
         # honest: Alice's files one by one, late, her checkpoint resubmitted (the first had Nia's answers)
         **{f"alice_LATE_101_9001_{name}": data for name, data in ada.items() if name != "checkpoint.py"},
         "alice_LATE_101_9001_checkpoint.py": nia["checkpoint.py"],
-        "alice_LATE_101_9001_checkpoint-1.py": ada["checkpoint.py"],
+        "alice_LATE_101_9001_checkpoint-2.py": ada["checkpoint.py"],
+        "alice_LATE_101_9001_checkpoint-1.py": nia["checkpoint.py"],
         "bob_102_9002_hw1.zip": zip_bytes(under("hw1/minigrad", nia)),
         "tia_103_9003_hw1.tar.gz": tar_bytes(under("hw1/minigrad", ada)),
         # two students with one name, told apart by their user ids
@@ -238,15 +239,17 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
     run, peak = grade_class(archive, out, "--parts", "checkpoint", "--jobs", "2")
     assert peak < 512 * 1024, f"peak memory {peak} KiB"
 
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["download.zip", "out"]  # nothing beside --out
     rows, errors = check_outputs(out, tmp_path)
     totals = {s: float(r["total"]) for s, r in rows.items() if r["status"] == "graded"}
     assert totals == {"alice": 12.0, "bob": 10.0, "tia": 12.0, "sam-104": 12.0, "sam-105": 10.0,
                       "gradebook-db": 12.0, "2-3": 10.0, "linker": 12.0, "huge": 0.0}  # fmt: skip
     assert rows["alice"]["late"] == "late" and rows["alice"]["canvas_user_id"] == "101" and rows["bob"]["late"] == ""
     assert rows["tia"]["found_in"] == "hw1.tar.gz/hw1/minigrad"
-    assert "alice_LATE_101_9001_checkpoint.py: resubmitted as alice_LATE_101_9001_checkpoint-1.py; superseded" in (
-        run.stdout
-    )
+    for older in ("checkpoint.py", "checkpoint-1.py"):
+        assert f"alice_LATE_101_9001_{older}: resubmitted as alice_LATE_101_9001_checkpoint-2.py; superseded" in (
+            run.stdout
+        )
     refused = {s for s, r in rows.items() if r["status"] == REFUSED}
     assert refused == {"mallory", "bomber", "seeker", "locked", "broken", "badname", "deep", "abs", "outer", "crc"}
     problem = {s: errors[s]["problem"] for s in refused}

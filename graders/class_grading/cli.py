@@ -193,7 +193,7 @@ def grade_class(args: argparse.Namespace, seed: int, expected: list[str], layout
     said = [f"{student}: {why}" for student, why in sorted({**flagged, **problems}.items())]
     facts = {"layout": layout, "seed": seed, "isolation": ", ".join(sorted(_levels(graded))) or "-",
              "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
-             "errors": len(problems),  "missing": missing,
+             "errors": len(failed), "missing": missing,
              "warnings": warnings + copies(seen) + said,
              "not_on_roster": [s for s in students if expected and s not in expected]}  # fmt: skip
     for message in close_gradebook(grades):
