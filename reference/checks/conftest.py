@@ -36,7 +36,8 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 SHOWN_FAILURES = 3
 # The budget is CPU time, the time the check computes: on a busy machine an honest check waits
-# longer, but computes no more. The slowest check (the two-moons milestone) needs about one second.
+# longer, but computes no more. The slowest check (the two-moons milestone, pictures included)
+# needs one to three seconds.
 TIME_LIMIT = 10.0  # CPU seconds per check
 AFTER_A_LOOP = 2.0  # CPU seconds per check once one has run out of time: a loop usually sits in a shared operator
 WALL_FACTOR = 6  # a check that waits instead of computing (a sleep) is stopped after this many times its budget
