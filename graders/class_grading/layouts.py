@@ -92,7 +92,7 @@ def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, lis
     if layout == "auto":
         layout = detect(path)
     warnings: list[str] = []
-    skip = {out.resolve()}
+    skip = {there}
     if layout == "lms-zip":
         found, warnings = _lms(path, staging)
     elif not path.is_dir():
@@ -246,20 +246,24 @@ def _gradescope(path: Path) -> list[_Found]:
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise SystemExit(f"{path / GRADESCOPE_METADATA}: cannot be read ({exc})") from exc
     found = []
-    for folder_name, entry in sorted((metadata if isinstance(metadata, dict) else {}).items(), key=str):
+    for folder_name, entry in sorted(
+        (metadata if isinstance(metadata, dict) else {}).items(), key=lambda item: str(item[0])
+    ):
         entry = entry if isinstance(entry, dict) else {}
         folder = path / str(folder_name)
         submitters = [s for s in (entry.get(":submitters") or [])[:MAX_GROUP] if isinstance(s, dict)] or [{}]
         everyone = "; ".join(str(s.get(":sid") or s.get(":email") or s.get(":name") or "") for s in submitters)
         number = str(folder_name).removeprefix("submission_")
-        usable = folder.is_dir() and not folder.is_symlink()
+        plain = "/" not in str(folder_name) and str(folder_name) not in (".", "..")
+        usable = plain and folder.is_dir() and not folder.is_symlink()
+        submitted = when(entry[":created_at"]) if ":created_at" in entry else _newest(folder) if usable else None
         for submitter in submitters:
             raw = str(submitter.get(":sid") or submitter.get(":email") or submitter.get(":name") or folder_name)
             keys = {"gradescope_submission_id": number, "sid": str(submitter.get(":sid") or ""),
                     "email": str(submitter.get(":email") or ""), "submitters": everyone}  # fmt: skip
             found.append(_Found(raw, (number, raw), folder if usable else None, str(folder), keys,
                                 "" if usable else "the submission's folder is missing or a link",
-                                when(entry.get(":created_at")) if entry.get(":created_at") else None,
+                                submitted,
                                 group=str(folder_name) if len(submitters) > 1 else ""))  # fmt: skip
     return found
 
