@@ -281,39 +281,47 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
 # --- archives.py on its own: each bomb refused fast ---------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("name", "data", "reason"),
-    [
-        ("bomb.zip", zip_bomb(), f"bomb.zip: zeros.zip: compressed {BOMB_RATIO} to 1 (a zip bomb?)"),
-        ("seek.zip", seek_bomb(), "seek.zip: 20000 files, over the 2000 allowed"),
-        ("deep.zip", nested(5, {"a.py": b""}), "level1.zip: archives nested more than 3 deep"),
-        ("big.tar.gz", tar_bytes({"zeros.bin": bytes(60 * MiB)}), "big.tar.gz: compressed over 100 to 1 (a tar bomb?)"),
-        ("huge.tar.gz", tar_bytes({"zeros.bin": bytes(200 * MiB)}), "huge.tar.gz: zeros.bin: 209715200 bytes, over "
-         "what is left of the budget"),
-        ("pax.tar.gz", b"", "pax.tar.gz: compressed over 100 to 1 (a tar bomb?)"),
-        ("many.tar", tar_bytes({f"{i}.txt": b"" for i in range(3000)}, "w"),
-         "many.tar: more than 2000 files in the archive (at 2000.txt)"),
-        ("slip.zip", zip_bytes({"a\\..\\..\\b.py": b""}),
-         f"slip.zip: a member has {WINDOWS}: 'a\\\\..\\\\..\\\\b.py'"),
-        ("drive.zip", zip_bytes({"C:/x.py": b""}), f"drive.zip: a member has {WINDOWS}: 'C:/x.py'"),
-        ("tower.zip", zip_bytes({"a/" * 40 + "x.py": b""}), "tower.zip: a member has a path over 32 folders deep: "
-         f"'{'a/' * 40}x.py'"),
-        ("lies.zip", b"PK\x03\x04 not a zip at all",
-         "lies.zip: not a readable archive (BadZipFile: File is not a zip file)"),
-    ],
-)  # fmt: skip
-def test_each_bomb_is_refused_fast_and_writes_nothing_out_of_its_folder(
-    tmp_path: Path, name: str, data: bytes, reason: str
-) -> None:
-    if name == "pax.tar.gz":  # a pax header 1 GiB long: tarfile reads a header whole, into memory
-        header = tarfile.TarInfo("././@PaxHeader")
-        header.type, header.size = tarfile.XHDTYPE, 1 << 30
-        stream = io.BytesIO()
-        with gzip.GzipFile(fileobj=stream, mode="wb") as packed:
-            packed.write(header.tobuf(tarfile.USTAR_FORMAT))
-            for _ in range(64):
-                packed.write(bytes(2 * MiB))
-        data = stream.getvalue()
+def claim(name: str, size: int, kind: bytes = tarfile.REGTYPE) -> bytes:
+    """A gzipped tar whose one header claims `size` bytes, followed by zeros (64 MiB at most):
+    what a reader does with the claim, before reading, is what is tested."""
+    header = tarfile.TarInfo(name)
+    header.type, header.size = kind, size
+    stream = io.BytesIO()
+    with gzip.GzipFile(fileobj=stream, mode="wb") as packed:
+        packed.write(header.tobuf(tarfile.USTAR_FORMAT))
+        for _ in range(min(size, 64 * MiB) // (2 * MiB)):
+            packed.write(bytes(2 * MiB))
+    return stream.getvalue()
+
+
+BOMBS = {  # name: (how to build it, why it is refused); built when its test runs
+    "bomb.zip": (zip_bomb, f"bomb.zip: zeros.zip: compressed {BOMB_RATIO} to 1 (a zip bomb?)"),
+    "seek.zip": (seek_bomb, "seek.zip: 20000 files, over the 2000 allowed"),
+    "deep.zip": (lambda: nested(5, {"a.py": b""}), "level1.zip: archives nested more than 3 deep"),
+    "big.tar.gz": (lambda: claim("zeros.bin", 60 * MiB), "big.tar.gz: compressed over 100 to 1 (a tar bomb?)"),
+    "huge.tar.gz": (lambda: claim("zeros.bin", 200 * MiB),
+                    "huge.tar.gz: zeros.bin: 209715200 bytes, over what is left of the budget"),
+    # a pax header 1 GiB long: tarfile reads a header whole, into memory
+    "pax.tar.gz": (lambda: claim("././@PaxHeader", 1 << 30, tarfile.XHDTYPE),
+                   "pax.tar.gz: compressed over 100 to 1 (a tar bomb?)"),
+    "many.tar": (lambda: tar_bytes({f"{i}.txt": b"" for i in range(3000)}, "w"),
+                 "many.tar: more than 2000 files in the archive (at 2000.txt)"),
+    "slip.zip": (lambda: zip_bytes({"a\\..\\..\\b.py": b""}),
+                 f"slip.zip: a member has {WINDOWS}: 'a\\\\..\\\\..\\\\b.py'"),
+    "drive.zip": (lambda: zip_bytes({"C:/x.py": b""}), f"drive.zip: a member has {WINDOWS}: 'C:/x.py'"),
+    "big.zip": (lambda: zip_bytes({"huge.zip": bytes(40 * MiB)}),
+                "big.zip: huge.zip: 41943040 bytes unpacked, over the 32 MiB allowed"),
+    "tower.zip": (lambda: zip_bytes({"a/" * 40 + "x.py": b""}),
+                  f"tower.zip: a member has a path over 32 folders deep: '{'a/' * 40}x.py'"),
+    "lies.zip": (lambda: b"PK\x03\x04 not a zip at all",
+                 "lies.zip: not a readable archive (BadZipFile: File is not a zip file)"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BOMBS)
+def test_each_bomb_is_refused_fast_and_writes_nothing_out_of_its_folder(tmp_path: Path, name: str) -> None:
+    build, reason = BOMBS[name]
+    data = build()
     archive, folder = tmp_path / name, tmp_path / "staging"
     archive.write_bytes(data)
     folder.mkdir()
@@ -323,6 +331,19 @@ def test_each_bomb_is_refused_fast_and_writes_nothing_out_of_its_folder(
     assert time.monotonic() - started < 10
     assert str(refused.value) == reason
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "staging"])
+
+
+def test_what_grading_cannot_use_is_left_out_and_said(tmp_path: Path) -> None:
+    """A .py file too large to grade, a link, a file of another kind: left out, the rest unpacked."""
+    archive, folder = tmp_path / "hw.tar.gz", tmp_path / "staging"
+    archive.write_bytes(tar_bytes({"hw/minigrad/engine.py": b"x = 1\n", "hw/minigrad/big.py": bytes(600 * 1024),
+                                   "hw/data.csv": b"1,2\n"}, links={"hw/minigrad/nn.py": "/etc/shadow"}))  # fmt: skip
+    folder.mkdir()
+    budget = archives.Budget()
+    archives.unpack(archive, folder, budget)
+    assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) == ["hw/minigrad/engine.py"]
+    assert budget.notes == ["hw/minigrad/big.py: over 512 KiB, the most the grader reads; left out",
+                            "hw/minigrad/nn.py: not a regular file (a link or a device); left out"]  # fmt: skip
 
 
 def test_the_packed_archive_is_unpacked_without_tarfile_filters(tmp_path: Path, monkeypatch) -> None:

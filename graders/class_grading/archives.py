@@ -206,7 +206,8 @@ def _copy_file(source: Path, folder: Path, path: PurePosixPath, budget: Budget) 
         if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
             budget.notes.append(f"{path}: not a regular file with one link; left out")
             return None
-        _check_claim(path, info.st_size, None, budget)
+        if not _check_claim(path, info.st_size, None, budget):
+            return None
         target = _write(folder, path, data, info.st_size, budget)
     if target is not None:
         _set_time(target, info.st_mtime)
@@ -309,9 +310,8 @@ def copy_member(bundle: zipfile.ZipFile, info: zipfile.ZipInfo, folder: Path, pa
     if kind not in (0, stat.S_IFREG):  # a link is stored as a file holding its target
         budget.notes.append(f"{path}: not a regular file (a link?); left out")
         return None
-    if not wanted(path.name):
+    if not wanted(path.name) or not _check_claim(path, info.file_size, info.compress_size, budget):
         return None
-    _check_claim(path, info.file_size, info.compress_size, budget)
     if info.flag_bits & 0x1:
         raise Refused(f"{path} is password-protected; upload it without a password")
     try:
@@ -346,9 +346,8 @@ def _tar(raw: BinaryIO, folder: Path, budget: Budget) -> list[Path]:
                     raise Refused(f"{path}: {exc}") from None
             if member.size > budget.bytes:
                 raise Refused(f"{path}: {member.size} bytes, over what is left of the budget")
-            if not wanted(path.name):
+            if not wanted(path.name) or not _check_claim(path, member.size, None, budget):
                 continue
-            _check_claim(path, member.size, None, budget)
             data = tar.extractfile(member)
             target = _write(folder, path, data, member.size, budget) if data else None
             if target is not None:
@@ -357,15 +356,20 @@ def _tar(raw: BinaryIO, folder: Path, budget: Budget) -> list[Path]:
     return written
 
 
-def _check_claim(path: PurePosixPath, size: int, compressed: int | None, budget: Budget) -> None:
-    """What a member's header claims, checked before a byte of it is read."""
-    limit = MAX_ARCHIVE_BYTES if is_archive(path.name) else MAX_CODE_BYTES
-    if size > limit:
-        raise Refused(f"{path}: {size} bytes unpacked, over the {limit // 1024} KiB allowed")
+def _check_claim(path: PurePosixPath, size: int, compressed: int | None, budget: Budget) -> bool:
+    """What a member's header claims, checked before a byte of it is read: False (noted) for
+    a code file too large to grade, which is left out; Refused for an archive too large, a
+    bomb's ratio, or more than the budget has left."""
+    if not is_archive(path.name) and size > MAX_CODE_BYTES:
+        budget.notes.append(f"{path}: over {MAX_CODE_BYTES // 1024} KiB, the most the grader reads; left out")
+        return False
+    if size > MAX_ARCHIVE_BYTES:
+        raise Refused(f"{path}: {size} bytes unpacked, over the {MAX_ARCHIVE_BYTES // 1024**2} MiB allowed")
     if compressed is not None and size > RATIO_SLACK and size > MAX_RATIO * max(compressed, 1):
         raise Refused(f"{path}: compressed {size // max(compressed, 1)} to 1 (a zip bomb?)")
     if size > budget.bytes:
         raise Refused(f"{path}: {size} bytes, over what is left of the {MAX_TOTAL_BYTES // 1024**2} MiB budget")
+    return True
 
 
 def _write(folder: Path, path: PurePosixPath, data: BinaryIO, size: int, budget: Budget) -> Path | None:
