@@ -139,7 +139,7 @@ def test_the_class_command_keeps_every_grade_and_no_output_is_hijacked(tmp_path:
         *(
             out / student / name
             for student in rows
-            for name in ("feedback.md", "feedback.html", "results.json", "grading.json")
+            for name in ("feedback.md", "feedback.html", "results.json", "report.json", "grading.json")
         ),
         *(out / name for name in ("summary.md", "grades.csv", "errors.csv", "item_analysis.csv")),
     ]
@@ -166,7 +166,8 @@ def test_one_grading_prints_and_writes_its_grade_whatever_the_messages_hold(tmp_
     assert graded.returncode == 0, graded.stderr[-3000:]
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert (results["score"], results["max_score"]) == (ATTACKER_VALUE + BONUS, VALUE)
-    assert_clean("results.json", (tmp_path / "out" / "results.json").read_bytes())
+    for name in ("results.json", "report.json"):
+        assert_clean(name, (tmp_path / "out" / name).read_bytes())
     assert_clean("printed", graded.stdout)
     printed = graded.stdout.decode()
     assert f"{'value':<12}{f'{ATTACKER_VALUE:g} / {VALUE:g}':>16}\n" in printed  # the real score, on its own line
