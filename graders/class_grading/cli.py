@@ -230,8 +230,8 @@ def key_columns(args: argparse.Namespace, submissions: list[layouts.Submission],
     """grades.csv's columns beyond the grade: the layout's keys, lateness and, with a late
     policy, the total after it (the raw `total` never changes)."""
     columns = [*dict.fromkeys(key for s in submissions for key in s.keys), "found_in"]
-    late_known = any(s.late for s in submissions) or any("canvas_user_id" in s.keys for s in submissions)
-    columns += ["late"] if late_known or args.due else []
+    marked = any("canvas_user_id" in s.keys for s in submissions)  # Canvas marks late files itself
+    columns += ["late"] if marked or args.due else []
     columns += ["submitted_at", "hours_late"] if args.due else []
     columns += ["total_after_late"] if args.late_policy[0] != "none" else []
     extra = {}
