@@ -146,8 +146,8 @@ def _candidates(top: int, top_name: str, intake: Intake) -> list[_Candidate]:
         named = (parts[-1] if parts else top_name) == "minigrad"
         if modules and (flat or named):
             found.append(_Candidate(parts, len(modules), max(modules.values())))
-        if len(parts) < SEARCH_DEPTH:
-            queue.extend((*parts, name) for name in subfolders)
+        if len(parts) < SEARCH_DEPTH:  # never more waiting than will be looked into
+            queue.extend((*parts, name) for name in subfolders[: max(0, SEARCH_FOLDERS - looked - len(queue))])
     return found
 
 

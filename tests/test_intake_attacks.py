@@ -500,3 +500,15 @@ def test_intake_notes_other_copies_in_its_own_words(tmp_path: Path) -> None:
     taken = intake.copy_package(tmp_path / "up", tmp_path / "copy")
     assert taken.found and taken.location == "a/b/c/minigrad" and taken.copied == ["engine.py"]
     assert taken.refused == [] and taken.others == []
+
+
+def test_a_wide_tree_is_searched_within_bounds(tmp_path: Path) -> None:
+    """8,000 folders: the search looks into at most intake.SEARCH_FOLDERS of them and queues no more."""
+    for a in range(20):
+        for b in range(20):
+            for c in range(20):
+                (tmp_path / "up" / f"{a}" / f"{b}" / f"{c}").mkdir(parents=True)
+    (tmp_path / "copy").mkdir()
+    started = time.monotonic()
+    taken = intake.copy_package(tmp_path / "up", tmp_path / "copy")
+    assert not taken.found and time.monotonic() - started < 5
