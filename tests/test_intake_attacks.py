@@ -21,13 +21,14 @@ import sys
 import tarfile
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from course.submissions import materialize
 from graders import intake
-from graders.class_grading import archives, layouts, packing
+from graders.class_grading import archives, cli, grading, layouts, packing
 
 from grading import ROOT, grader_tmp, needs_isolation
 from nbgrader_export import nbgrader_export
@@ -386,6 +387,7 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
     put("s80 a b/minigrad", ada)
     put("s80_a_b/minigrad", nia)
     put("José García/minigrad", ada)
+    put("weird/\udcff\x1b[2J/minigrad", ada)  # a folder name that is not UTF-8 and clears the screen
     put("notes/my code", {"engine_v2.py": ada["engine.py"]})
     put("bomb", {"README.md": b"hi"})
     (classes / "bomb" / "hw1.zip").write_bytes(zip_bomb())
@@ -403,12 +405,13 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
     totals = {s: float(r["total"]) for s, r in rows.items() if r["status"] == "graded"}
     assert totals == {"deep": 12.0, "copies": 12.0, "tarball": 10.0, "gradebook-db": 12.0, "2-3": 10.0,
                       "s80-a-b": 12.0, "s80-a-b-2": 10.0, "José-García": 12.0, "extra": 12.0,
-                      "fifo": 12.0}  # fmt: skip
+                      "fifo": 12.0, "weird": 12.0}  # fmt: skip
     assert "fifo: hw.zip: not a regular file with one link; left out" in run.stdout
     assert errors["abyss"]["problem"].startswith("no minigrad code found (graded 0); the upload holds: ")
     assert "extra: not unpacked: data.tar.gz: not a readable archive (BadGzipFile: " in run.stdout
     assert sorted(rows) == sorted([*totals, "notes", "bomb", "abyss"])  # every student has a row; not "grades"
     assert rows["deep"]["found_in"] == "Downloads/hw/src/minigrad"
+    assert rows["weird"]["found_in"] == "\ufffd\\x1b[2J/minigrad"
     assert rows["copies"]["found_in"] == "new/minigrad" and rows["tarball"]["found_in"] == "minigrad.tar.gz/minigrad"
     assert "copies: several copies of the package; graded new/minigrad, not old/minigrad" in run.stdout
     assert "its id s80-a-b is taken by another student; graded as s80-a-b-2" in run.stdout
@@ -512,3 +515,27 @@ def test_a_wide_tree_is_searched_within_bounds(tmp_path: Path) -> None:
     started = time.monotonic()
     taken = intake.copy_package(tmp_path / "up", tmp_path / "copy")
     assert not taken.found and time.monotonic() - started < 5
+
+
+def test_an_upload_that_cannot_be_packed_or_written_costs_only_its_student(tmp_path: Path, monkeypatch) -> None:
+    """Packing and writing run in the class command itself, on student text: whatever they
+    raise is that student's row in errors.csv, and the other students are still graded."""
+    def make_job(task: cli.Task) -> grading.Job:
+        if task.student == "packs-badly":
+            raise UnicodeEncodeError("utf-8", "\udcff", 0, 1, "surrogates not allowed")
+        return grading.Job(task.student, b"", "digest", (), "kit", None, 0.0)
+
+    def finish(job: grading.Job, graded: grading.Graded) -> str | None:
+        if job.student == "writes-badly":
+            raise OSError(28, "No space left on device")
+        return None
+
+    monkeypatch.setattr(grading, "grade", lambda job: grading.Graded(job.student, "{}", "{}", None))
+    tasks = [cli.Task(name, tmp_path, 0.0) for name in ("honest", "packs-badly", "writes-badly", "later")]
+    failed, interrupted = cli.run(tasks, ThreadPoolExecutor(1), 2, make_job, finish)
+    assert not interrupted
+    assert failed == {
+        "packs-badly": "the upload could not be packed: UnicodeEncodeError: "
+        "'utf-8' codec can't encode character '\\udcff' in position 0: surrogates not allowed",
+        "writes-badly": "the grade could not be written: OSError: [Errno 28] No space left on device",
+    }

@@ -340,14 +340,19 @@ def run(tasks: list[Task], pool: Executor, window: int, make_job: Callable[[Task
         with tqdm(total=len(tasks), unit="student", desc="grading", dynamic_ncols=True) as bar:
             while True:
                 while len(waiting) < window and (task := next(queue, None)) is not None:
-                    job = make_job(task)
+                    try:
+                        job = make_job(task)
+                    except Exception as error:  # noqa: BLE001 - one upload's trouble is that student's row
+                        failed[task.student] = f"the upload could not be packed: {type(error).__name__}: {error}"
+                        bar.update()
+                        continue
                     waiting[pool.submit(grading.grade, job)] = job
                 if not waiting:
                     break
                 done, _ = wait(waiting, return_when=FIRST_COMPLETED)
                 for future in done:
                     job = waiting.pop(future)
-                    problem = _problem(future) or finish(job, future.result())
+                    problem = _problem(future) or _finished(finish, job, future.result())
                     if problem is not None:
                         failed[job.student] = problem
                     bar.update()
@@ -359,6 +364,15 @@ def run(tasks: list[Task], pool: Executor, window: int, make_job: Callable[[Task
         return failed, True
     pool.shutdown()
     return failed, False
+
+
+def _finished(finish: Callable[[grading.Job, grading.Graded], str | None], job: grading.Job,
+              graded: grading.Graded) -> str | None:  # fmt: skip
+    """`finish`, with anything it raises made that student's problem: the batch goes on."""
+    try:
+        return finish(job, graded)
+    except Exception as error:  # noqa: BLE001 - the other students' grades must still be written
+        return f"the grade could not be written: {type(error).__name__}: {error}"
 
 
 def _problem(future: Future) -> str | None:

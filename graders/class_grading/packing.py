@@ -1,8 +1,9 @@
 """A submission packed for grading anywhere: exactly the files the grader would copy.
 
 The class command never hands a grading its student's upload. It runs the grader's own intake
-on the upload, packs what the intake copied into a small tar (at the path where the intake
-found it, so the grading finds the package in the same place), and grades the unpacked copy,
+on the upload, packs what the intake copied into a small tar (always as `minigrad/`: where the
+upload had it is the student's own text, a folder name that may hold anything, so it is kept
+beside the archive as `location`, never inside it), and grades the unpacked copy,
 on this machine or on a cluster worker without a shared filesystem. The intake's caps bound
 the archive (32 files, 4 MiB); its refusals (a link, a FIFO, a hard link) travel beside the
 archive as words, since the refused thing itself must never travel. The archive is built
@@ -42,13 +43,13 @@ def pack(upload: Path) -> Packed:
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
             for name in taken.copied:  # already sorted by the intake
                 data = (Path(copy) / name).read_bytes()
-                member = tarfile.TarInfo(f"{taken.location}/{name}" if taken.location else name)
+                member = tarfile.TarInfo(f"minigrad/{name}")
                 member.size, member.mode = len(data), 0o644
                 tar.addfile(member, io.BytesIO(data))
     archive = buffer.getvalue()
     digest = hashlib.sha256(archive)
     for problem in taken.refused:
-        digest.update(f"\0refused\0{problem}".encode())
+        digest.update(f"\0refused\0{problem}".encode("utf-8", "surrogateescape"))  # file names may not be UTF-8
     return Packed(archive, tuple(taken.refused), digest.hexdigest(), taken.found, taken.location, tuple(taken.others))
 
 
