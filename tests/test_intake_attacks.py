@@ -520,6 +520,7 @@ def test_a_wide_tree_is_searched_within_bounds(tmp_path: Path) -> None:
 def test_an_upload_that_cannot_be_packed_or_written_costs_only_its_student(tmp_path: Path, monkeypatch) -> None:
     """Packing and writing run in the class command itself, on student text: whatever they
     raise is that student's row in errors.csv, and the other students are still graded."""
+
     def make_job(task: cli.Task) -> grading.Job:
         if task.student == "packs-badly":
             raise UnicodeEncodeError("utf-8", "\udcff", 0, 1, "surrogates not allowed")
