@@ -4,7 +4,7 @@
 #   make test         the project's own tests (the command CI runs)
 #   make lint         ruff
 #   make grade [SUBMISSION=dir OUT=dir]   the hidden grader (default: the sample class, with minigrad-class)
-#   make bench        grading speed per part, the tensor engine vs PyTorch, then a class of 100
+#   make bench        grading speed per part, the tensor engine vs PyTorch, then a class of 100 graded and compared
 #   make gradescope SECRET_FILE=file [VISIBILITY=after_due_date]   Gradescope's autograder.zip
 #   make classroom DEST=dir            a GitHub Classroom student repository
 
@@ -80,6 +80,7 @@ bench: $(VENV)/.machine-grade $(VENV)/.dev
 	$(PY) bench/grade_speed.py
 	$(PY) bench/tensor_speed.py
 	$(PY) bench/class_speed.py
+	$(PY) bench/similarity_speed.py
 
 # The secret file goes into the zip, never into git (see graders/gradescope/package.py).
 gradescope: $(VENV)/.instructor
