@@ -3,7 +3,7 @@
     minigrad-class SUBMISSIONS --out DIR [--jobs N] [--official [--secret-file F] | --seed N]
                    [--roster CSV] [--layout auto|folders|nbgrader|gradescope|lms-zip|classroom]
                    [--resume] [--parts ...] [--isolation auto|bwrap|user|local] [--gradebook URL]
-                   [--due ISO-TIME [--late-policy none|zero|per-day:P]]
+                   [--due ISO-TIME [--late-policy none|zero|per-day:P]] [--similarity]
                    [--scheduler tls://HOST:8786 [--tls-ca-file F --tls-cert F --tls-key F]]
 
 Every student is graded by `minigrad-grade` with one seed for the whole class (so two
@@ -74,6 +74,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )  # fmt: skip
     parser.add_argument("--due", type=_due, help="the deadline, ISO 8601 (UTC unless it says): adds hours_late")
     parser.add_argument("--late-policy", default="none", type=_policy, help=f"{LATE_POLICIES}; adds total_after_late")
+    parser.add_argument("--similarity", action="store_true", help="also write similarity.csv and .html")
     for flag, what in (("--tls-ca-file", "CA certificate"), ("--tls-cert", "client certificate"),
                        ("--tls-key", "client key")):  # fmt: skip
         parser.add_argument(flag, help=f"the cluster's {what} (default: Dask's configuration)")
@@ -120,7 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         layout, submissions, warnings = layouts.collect(args.submissions, args.layout, staging, args.out)
-        return grade_class(args, seed, expected, layout, submissions, warnings)
+        status = grade_class(args, seed, expected, layout, submissions, warnings)
+        if args.similarity and status != 130:
+            from graders.similarity import cli as similarity  # copydetect, only when asked for
+
+            similarity.for_class(args.out, submissions)
+        return status
     except KeyboardInterrupt:
         print("\ninterrupted: finished grades are kept; run again with --resume for the rest", file=sys.stderr)
         return 130

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from graders import writing
 from graders.class_grading import layouts
-from graders.escape import say
+from graders.escape import markdown, say
 
 from . import matching, release, report, sources
 
@@ -46,7 +46,8 @@ class Options:
 class Result:
     matches: list[matching.Match]
     groups: list[list[str]]
-    facts: list[str]
+    facts: list[str]  # the kit's words, the instructor's folder names quoted: no student text
+    left_out: list[str]  # who was not compared and why: student text
 
 
 def _fraction(text: str) -> float:
@@ -88,22 +89,22 @@ def compare(submissions: list[layouts.Submission], out: Path, options: Options) 
     default = " (the default)" if options.threshold == matching.THRESHOLD else ""
     facts = [f"threshold {options.threshold:.2f}{default}: a pair of files is listed when either has that share "
              f"of its own code in the other and at least {matching.MIN_MATCHED} tokens match",
-             f"students compared: {len(students)}" + "".join(f"; {why}" for why in left_out),
-             f"left out: the release's own code ({options.release.name}/), and code found in more than "
+             f"students compared: {len(students)}, not compared: {len(left_out)}",
+             f"left out: the release's own code ({markdown(options.release.name)}/), and code found in more than "
              f"{options.common} students' files ({ignored} fingerprints)" if options.common > 0 else
-             f"left out: the release's own code ({options.release.name}/)",
-             *[f"against {c.name}: {len(c.files)} files" for c in corpora],
+             f"left out: the release's own code ({markdown(options.release.name)}/)",
+             *[f"against {markdown(c.name)}: {len(c.files)} files" for c in corpora],
              f"pairs at or above the threshold: {len(report.pairs(matches))} ({len(matches)} files)"]  # fmt: skip
     texts = {key: found.text for key, found in prints.items()}
     report.write_csv(out, matches, texts)
-    report.write_html(out, matches, texts, facts, groups)
-    return Result(matches, groups, facts)
+    report.write_html(out, matches, texts, facts + left_out, groups)
+    return Result(matches, groups, facts, left_out)
 
 
 def tell(result: Result, out: Path) -> None:
     """The facts, the groups and the first pairs, on the terminal."""
-    for fact in result.facts:
-        say(fact)
+    for line in result.facts + result.left_out:
+        say(line)
     for group in result.groups:
         say(f"group of {len(group)}: {', '.join(group)}")
     for n, (a, b, found) in enumerate(report.pairs(result.matches)[:TOP], 1):
@@ -113,13 +114,18 @@ def tell(result: Result, out: Path) -> None:
 
 
 def for_class(out: Path, submissions: list[layouts.Submission]) -> None:
-    """minigrad-class --similarity: the report beside the grades, its section in summary.md."""
-    result = compare(submissions, out, Options())
-    section = report.summary_section(result.matches, result.facts, result.groups)
+    """minigrad-class --similarity: the report beside the grades, its section in summary.md.
+    The grades are written by then; a failure here is said and costs none of them."""
+    try:
+        result = compare(submissions, out, Options())
+    except Exception as error:  # noqa: BLE001 - any failure: the grade files under --out stand
+        say(f"similarity: not written: {type(error).__name__}: {error}", sys.stderr)
+        return
+    section = report.summary_section(result.matches, result.facts, result.left_out, result.groups)
     summary = out / "summary.md"
     before = summary.read_text(encoding="utf-8") if summary.is_file() and not summary.is_symlink() else ""
     writing.write_new(out, "summary.md", (before + section).encode())
-    say(section)
+    tell(result, out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ import io
 from pathlib import Path
 
 from graders import writing
-from graders.escape import csv_cell, html, markdown, markdown_text
+from graders.escape import csv_cell, html, markdown
 
 from .matching import Match
 
@@ -128,9 +128,11 @@ def write_html(out: Path, matches: list[Match], texts: dict[tuple[str, str], str
     return writing.write_new(out, "similarity.html", page(matches, texts, facts, groups).encode())
 
 
-def summary_section(matches: list[Match], facts: list[str], groups: list[list[str]], top: int = 5) -> str:
-    """The 'Similar code' section of summary.md: the facts, the groups, the highest pairs."""
-    lines = ["", "## Similar code", "", *[f"- {markdown_text(fact)}" for fact in facts]]
+def summary_section(matches: list[Match], facts: list[str], left_out: list[str], groups: list[list[str]],
+                    top: int = 5) -> str:  # fmt: skip
+    """The 'Similar code' section of summary.md: the facts (the kit's words), who was left out
+    (student text, quoted), the groups, the highest pairs."""
+    lines = ["", "## Similar code", "", *[f"- {fact}" for fact in facts], *[f"- {markdown(why)}" for why in left_out]]
     lines += [f"- group of {len(group)}: {', '.join(markdown(name) for name in group)}" for group in groups]
     for a, b, found in pairs(matches)[:top]:
         m = found[0]

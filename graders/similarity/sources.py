@@ -44,10 +44,16 @@ def students(submissions: list[layouts.Submission]) -> tuple[list[Source], list[
             left_out.append(f"{s.student}: one group submission with {s.graded_as}, compared as {s.graded_as}")
         elif s.refused or s.folder is None:
             left_out.append(f"{s.student}: not compared: upload refused: {s.refused}")
-        elif not (packed := packing.pack(s.folder)).found:
-            left_out.append(f"{s.student}: not compared: no minigrad package found")
         else:
-            sources.append(Source(s.student, _members(packed.archive)))
+            try:
+                packed = packing.pack(s.folder)
+            except (OSError, ValueError, tarfile.TarError) as error:  # one student's upload, never the class
+                left_out.append(f"{s.student}: not compared: its files could not be read ({error})")
+                continue
+            if packed.found:
+                sources.append(Source(s.student, _members(packed.archive)))
+            else:
+                left_out.append(f"{s.student}: not compared: no minigrad package found")
     return sources, left_out
 
 
