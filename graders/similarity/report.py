@@ -19,6 +19,7 @@ from graders.escape import csv_cell, html, markdown
 from .matching import Match
 
 SHOWN = 50  # pairs of students shown side by side in similarity.html; the CSV has them all
+SHOWN_CODE = 16_000_000  # characters of code the page shows at most (a few hundred uploads' worth)
 COLUMNS = ["student", "other", "file", "other_file", "similarity", "other_similarity", "matched_tokens",
            "lines", "other_lines"]  # fmt: skip
 
@@ -84,8 +85,10 @@ mark{background:#ffd27a}"""
 
 def page(matches: list[Match], texts: dict[tuple[str, str], str], facts: list[str], groups: list[list[str]]) -> str:
     """similarity.html: the facts of the run, the groups, the pairs ranked, then each of the
-    first SHOWN pairs' files side by side with the matched code marked."""
+    first SHOWN pairs' files side by side with the matched code marked (fewer when their code
+    would pass SHOWN_CODE characters: uploads may be large, the page must still open)."""
     ranked = pairs(matches)
+    shown = _shown(ranked, texts)
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
              "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
              f"<title>minigrad: similar code</title><style>{STYLE}</style></head><body>",
@@ -100,14 +103,14 @@ def page(matches: list[Match], texts: dict[tuple[str, str], str], facts: list[st
         "<table><tr><th>#</th><th>student</th><th>other</th><th>highest</th><th>files</th></tr>",
     ]
     for n, (a, b, found) in enumerate(ranked, 1):
-        name = f'<a href="#pair-{n}">{n}</a>' if n <= SHOWN else str(n)
+        name = f'<a href="#pair-{n}">{n}</a>' if n <= shown else str(n)
         files = ", ".join(m.file_a if m.file_a == m.file_b else f"{m.file_a} / {m.file_b}" for m in found)
         parts.append(f"<tr><td>{name}</td><td>{html(a)}</td><td>{html(b)}</td>"
                      f"<td>{found[0].score:.0%}</td><td>{html(files)}</td></tr>")  # fmt: skip
     parts.append("</table>")
-    if len(ranked) > SHOWN:
-        parts.append(f"<p>The first {SHOWN} pairs are shown below; similarity.csv lists all {len(ranked)}.</p>")
-    for n, (a, b, found) in enumerate(ranked[:SHOWN], 1):
+    if len(ranked) > shown:
+        parts.append(f"<p>The first {shown} pairs are shown below; similarity.csv lists all {len(ranked)}.</p>")
+    for n, (a, b, found) in enumerate(ranked[:shown], 1):
         parts.append(f'<section id="pair-{n}"><h2>{n}. {html(a)} and {html(b)}</h2>')
         for m in found:
             text_a, text_b = texts[(m.a, m.file_a)], texts[(m.b, m.file_b)]
@@ -121,6 +124,17 @@ def page(matches: list[Match], texts: dict[tuple[str, str], str], facts: list[st
         parts.append("</section>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def _shown(ranked: list[tuple[str, str, list[Match]]], texts: dict[tuple[str, str], str]) -> int:
+    """How many of the first pairs the page shows side by side: at most SHOWN, and at least
+    one, within SHOWN_CODE characters of code."""
+    total = 0
+    for n, (_, _, found) in enumerate(ranked[:SHOWN]):
+        total += sum(len(texts[(m.a, m.file_a)]) + len(texts[(m.b, m.file_b)]) for m in found)
+        if total > SHOWN_CODE and n > 0:
+            return n
+    return min(len(ranked), SHOWN)
 
 
 def write_html(out: Path, matches: list[Match], texts: dict[tuple[str, str], str], facts: list[str],

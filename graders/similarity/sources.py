@@ -76,10 +76,13 @@ def corpus(folder: Path, label: str) -> Source:
         for entry in entries:
             if not entry.name.endswith(".py") or not entry.is_file(follow_symlinks=False):
                 continue
-            if entry.stat(follow_symlinks=False).st_size > intake.MAX_FILE_BYTES:
-                continue
-            path = (parent / entry.name).relative_to(folder)
-            files[f"{label}/{path.as_posix()}"] = text((parent / entry.name).read_bytes())
+            try:
+                if entry.stat(follow_symlinks=False).st_size > intake.MAX_FILE_BYTES:
+                    continue
+                data = (parent / entry.name).read_bytes()
+            except OSError:
+                continue  # gone or unreadable since the folder was listed: not part of the corpus
+            files[f"{label}/{(parent / entry.name).relative_to(folder).as_posix()}"] = text(data)
     return Source(label, files, corpus=True)
 
 
