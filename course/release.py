@@ -18,9 +18,10 @@ from pathlib import Path
 import nbformat
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
+from graders.kit import ROOT
+
 from .markers import find_regions
 
-ROOT = Path(__file__).resolve().parent.parent
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache"}
 
 

@@ -33,7 +33,8 @@ import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from graders.kit import ROOT
+
 BASES = {"reference": ROOT / "reference" / "minigrad", "release": ROOT / "assignments" / "minigrad"}
 
 

@@ -30,11 +30,11 @@ import pytest
 
 from . import context, course_seed, harness, identity, imports, sandbox, selftest, writing
 from .escape import json_text, say, untrusted
+from .kit import SUITES
 from .parts import PARTS
 from .plugin import Grading
 from .results import gradescope, summary
 
-SUITES = Path(__file__).resolve().parent / "suites"
 GRADESCOPE_RESULTS = Path("/autograder/results")
 VISIBILITIES = ("after_due_date", "after_published", "visible", "hidden")  # Gradescope's words
 

@@ -27,10 +27,8 @@ from pathlib import Path
 
 from . import intake, sandbox
 from .identity import Identity
+from .kit import CHILD, DIGITS, REFERENCE
 
-CHILD = Path(__file__).resolve().parent / "child"
-REFERENCE = Path(__file__).resolve().parent.parent / "reference"
-DIGITS = REFERENCE / "minigrad" / "data" / "digits.csv.gz"
 PROGRAM_TIMEOUT = 5.0  # wall seconds per program: room for a machine running a grading per core
 PART_BUDGET = 10.0  # wall seconds a part may lose to programs that never finish
 SHORT_TIMEOUT = 1.0  # per program, once its part's budget is spent

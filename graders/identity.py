@@ -24,7 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cgroup, guard
+from . import cgroup
+from .kit import ROOT
 from .processes import kill_until_gone
 
 FIRST_UID = 1_870_000_000  # far above any account, below the 32-bit "no uid" values
@@ -55,7 +56,7 @@ def claimed() -> Iterator[Identity]:
     Before any grading uid runs, the project (hidden suites, reference) is closed to other
     users: from now on there are other users, and they must never read it.
     """
-    guard.close_to_others(guard.ROOT)
+    close_to_others(ROOT)
     LOCKS.mkdir(mode=0o700, exist_ok=True)
     lock, uid = _claim_uid()
     claimed = Identity(uid, None)
@@ -129,3 +130,18 @@ def remove_owned(top: Path, uid: int) -> None:
                 Path(entry.path).unlink(missing_ok=True)
         elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
             remove_owned(Path(entry.path), uid)  # only a world-writable folder can hold its files
+
+
+def close_to_others(path: Path) -> None:
+    """Remove every permission of "other users" from `path`, never given back.
+
+    At the `user` level only file permissions stand between the child and the hidden
+    material, and the child's uid is exactly an "other user". The project folder (hidden
+    suites, reference, specimens, default grade folders) is closed once and for good: a mode
+    switched off during a grading and back on afterwards races with a second grading and
+    leaves the folder open to whichever child runs in between. Git keeps no folder modes, so
+    the checkout stays clean.
+    """
+    mode = path.stat().st_mode & 0o7777
+    if mode & 0o007:
+        os.chmod(path, mode & ~0o007)

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
-REGISTRY = Path(__file__).resolve().parent.parent / "reference" / "checks" / "parts.py"
+from .kit import REGISTRY
 
 
 def _load():

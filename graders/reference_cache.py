@@ -3,8 +3,9 @@
 Every student of a class graded with one seed gets the same programs, so the reference's
 answers are the same for all of them; running the reference beside every child doubles the
 work of a class. The cache is keyed by the programs themselves and by the exact files that
-compute their answers (the reference package and the child runner), so a stale answer cannot
-be served: a new seed, suite, reference or runner is a new key. Only runs in which the
+compute their answers (`kit.reference_inputs`: the reference package, the child runner, the
+digits), so a stale answer cannot be served: a new seed, suite, reference, runner or data
+file is a new key. Only runs in which the
 reference answered every program are kept, so a reference starved by a loaded machine is
 never remembered. The folder is the grader's own (inside the class's `--out`, closed to other
 users); entries are written exclusive and no-follow, then renamed into place, so gradings
@@ -14,14 +15,13 @@ running at once may race to store the same answers without harm.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import harness, writing
+from . import harness, kit, writing
 
 
 def answers(cache: Path | None, programs: list[list], tests: list[str], parts: list[str]) -> list[harness.Outcome]:
@@ -60,8 +60,4 @@ def _locked(path: Path) -> Iterator[None]:
 
 def key(programs: list[list]) -> str:
     """A digest of the programs and of every file that computes their answers."""
-    digest = hashlib.sha256(json.dumps(programs, sort_keys=True).encode())
-    sources = sorted((harness.REFERENCE / "minigrad").glob("*.py")) + sorted(harness.CHILD.glob("*.py"))
-    for source in sources:
-        digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return kit.hash_files(kit.reference_inputs(), json.dumps(programs, sort_keys=True).encode())

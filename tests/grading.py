@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from graders import identity, processes, sandbox
+from graders import identity, kit, processes, sandbox
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = kit.ROOT  # the checkout, for the tests' paths
 STRONG = [level for level in sandbox.available_levels() if level != "local"]
 needs_isolation = pytest.mark.skipif(not STRONG, reason="needs the bwrap or user level (run as root)")
 

@@ -10,15 +10,14 @@ from __future__ import annotations
 import importlib.util
 import math
 import random
-from pathlib import Path
 
 import pytest
 
 from graders import notes
 from graders.harness import Outcome
 from graders.judge import plain
+from graders.kit import SUITES
 
-SUITES = Path(__file__).resolve().parent.parent / "graders" / "suites"
 SEEDS = range(20)
 
 

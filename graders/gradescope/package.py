@@ -20,23 +20,21 @@ import zipfile
 from pathlib import Path
 
 from course.requirements import requirements
-from graders import course_seed, harness
+from graders import course_seed, kit
 from graders.cli import VISIBILITIES
 from graders.gradescope.run import SECRET, SETTINGS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = kit.ROOT
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ("setup.sh", "run_autograder")
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 def kit_files() -> list[Path]:
-    """The grader's and the reference's files, the parts' registry and the digits the grader
-    hands part 4's child, relative to the repository, caches left out."""
-    grader = [p for p in (ROOT / "graders").rglob("*") if p.suffix == ".py" or p.name == "pytest.ini"]
-    reference = [*(ROOT / "reference" / "minigrad").glob("*.py"), ROOT / "reference" / "checks" / "parts.py",
-                 harness.DIGITS]  # fmt: skip
-    return sorted(p.relative_to(ROOT) for p in grader + reference if "__pycache__" not in p.parts)
+    """Every file a grade depends on (`kit.grade_inputs`) and the rest of the grader's
+    modules (the Gradescope runner among them), relative to the repository."""
+    grader = [p for p in kit.GRADERS.rglob("*.py") if "__pycache__" not in p.parts]
+    return sorted(p.relative_to(ROOT) for p in {*grader, *kit.grade_inputs()})
 
 
 def check_secret(secret_file: Path) -> bytes:

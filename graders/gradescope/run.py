@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-from graders import writing
+from graders import kit, writing
 from graders.escape import json_text, markdown, markdown_text, say
 
-SOURCE = Path(__file__).resolve().parents[2]  # the unpacked zip: /autograder/source on Gradescope
+SOURCE = kit.ROOT  # the unpacked zip: /autograder/source on Gradescope
 AUTOGRADER = SOURCE.parent
 SETTINGS = "settings.json"  # written into the zip by package.py
 SECRET = "course_secret"  # likewise; never in the repository

@@ -1,0 +1,55 @@
+"""Where the kit's files are, and which of them a grade depends on: said once, here.
+
+The version digest (a resumed class regrades when it changes), the reference cache's key,
+Gradescope's autograder.zip and the tests all take their paths and their list of the files
+a grade depends on from this module, so the lists cannot disagree: a changed suite, runner,
+reference file, parts registry or digits file is a changed grade everywhere at once.
+
+The kit runs from a checkout (the reference and the registry live beside `graders/`, not in
+it), so every path is found from this file's place in that checkout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+GRADERS = Path(__file__).resolve().parent
+ROOT = GRADERS.parent  # the checkout (on Gradescope, the unpacked autograder.zip)
+CHILD = GRADERS / "child"  # the runner and interpreter copied into every child's folder
+SUITES = GRADERS / "suites"
+ISOLATION = GRADERS / "isolation"
+REFERENCE = ROOT / "reference"  # holds minigrad/, the package the suites compare with
+REGISTRY = REFERENCE / "checks" / "parts.py"  # the parts, shared with the public checks
+DIGITS = REFERENCE / "minigrad" / "data" / "digits.csv.gz"  # part 4's data, handed to the child
+
+
+def grade_inputs() -> list[Path]:
+    """Every file a grade depends on, sorted: the grader's own modules (the command, the
+    isolation), the child's, the suites (with their pytest.ini), the reference package, the
+    parts registry and the digits."""
+    found = [
+        *GRADERS.glob("*.py"),
+        *ISOLATION.glob("*.py"),
+        *CHILD.glob("*.py"),
+        *SUITES.glob("*.py"),
+        SUITES / "pytest.ini",
+        *(REFERENCE / "minigrad").glob("*.py"),
+        REGISTRY,
+        DIGITS,
+    ]
+    return sorted(found)
+
+
+def reference_inputs() -> list[Path]:
+    """The files that compute the reference's answers: the reference package, the child's
+    runner and interpreter that run it, and the digits they read."""
+    return sorted([*(REFERENCE / "minigrad").glob("*.py"), *CHILD.glob("*.py"), DIGITS])
+
+
+def hash_files(paths: list[Path], seed: bytes = b"") -> str:
+    """sha256 of `seed` and of each file by its place in the checkout and its bytes."""
+    hashed = hashlib.sha256(seed)
+    for path in paths:
+        hashed.update(f"{path.relative_to(ROOT)}\0".encode() + path.read_bytes() + b"\0")
+    return hashed.hexdigest()
