@@ -129,7 +129,7 @@ class Page(HTMLParser):
 def test_html_in_a_students_comments_renders_as_text(tmp_path):
     """Checked on the parsed page, as a browser builds it (also checked by hand in headless
     Chromium: the page's title stays, no image is requested)."""
-    hostile = CLOSURES.replace("class Value:", HOSTILE + "class Value:", 1)
+    hostile = CLOSURES.replace("        def _backward():", "        " + HOSTILE + "        def _backward():", 1)
     hostile = hostile.replace("        return out\n", "        return out  # </pre><h1>not a heading</h1>\n", 1)
     students = {"ann": {"engine.py": CLOSURES}, "fay": {"engine.py": hostile}}
     assert pairs(similar(make_class(tmp_path / "class", students), tmp_path / "out")) == [{"ann", "fay"}]

@@ -9,8 +9,10 @@ mistake in escaping could run nothing.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
+from functools import partial
 from pathlib import Path
 
 from graders import writing
@@ -19,6 +21,7 @@ from graders.escape import csv_cell, html, markdown
 from .matching import Match
 
 SHOWN = 50  # pairs of students shown side by side in similarity.html; the CSV has them all
+CONTEXT = 3  # unmatched lines shown around each matched one
 SHOWN_CODE = 16_000_000  # characters of code the page shows at most (a few hundred uploads' worth)
 COLUMNS = ["student", "other", "file", "other_file", "similarity", "other_similarity", "matched_tokens",
            "lines", "other_lines"]  # fmt: skip
@@ -64,15 +67,51 @@ def pairs(matches: list[Match]) -> list[tuple[str, str, list[Match]]]:
 
 
 def highlighted(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` escaped for HTML, the matched spans in <mark>."""
-    pieces, done = [], 0
-    for start, end in sorted(spans):
-        start = max(start, done)
-        if end <= start:
+    """`text` escaped for HTML with line numbers, the matched spans in <mark>; only the lines
+    within CONTEXT of a match are shown, each run of others as one `...` line, so the release's
+    own code does not bury what matched."""
+    spans = _disjoint(spans)
+    offsets, lines = [0], text.split("\n")
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    line_of = partial(bisect.bisect_right, offsets)  # minus one: the line holding an offset
+    marked = {n for start, end in spans for n in range(line_of(start) - 1, line_of(end - 1))}
+    shown = {n + d for n in marked for d in range(-CONTEXT, CONTEXT + 1)}
+    pieces, skipped = [], 0
+    for n, line in enumerate(lines):
+        if n not in shown:
+            skipped += 1
             continue
-        pieces += [html(text[done:start]), "<mark>", html(text[start:end]), "</mark>"]
-        done = end
-    pieces.append(html(text[done:]))
+        if skipped:
+            pieces.append(f'<span class="gap">      ... {skipped} lines</span>')
+            skipped = 0
+        pieces.append(f'<span class="n">{n + 1:>5}</span> {_marked(text, offsets[n], offsets[n] + len(line), spans)}')
+    if skipped:
+        pieces.append(f'<span class="gap">      ... {skipped} lines</span>')
+    return "\n".join(pieces)
+
+
+def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` sorted, none overlapping (two may share a token at their edge)."""
+    result: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        start = max(start, result[-1][1]) if result else start
+        if end > start:
+            result.append((start, end))
+    return result
+
+
+def _marked(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
+    """text[start:end] escaped, the parts inside `spans` (disjoint, sorted) in <mark>."""
+    pieces, done = [], start
+    for first, last in spans[max(0, bisect.bisect_right(spans, (start, start)) - 1) :]:
+        if first >= end:
+            break
+        first, last = max(first, done), min(last, end)
+        if last > first:
+            pieces += [html(text[done:first]), "<mark>", html(text[first:last]), "</mark>"]
+            done = last
+    pieces.append(html(text[done:end]))
     return "".join(pieces)
 
 
@@ -80,7 +119,7 @@ STYLE = """body{font-family:sans-serif;margin:1.5em}table{border-collapse:collap
 td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}
 .sides{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em}
 pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:40em;font-size:12px}
-mark{background:#ffd27a}"""
+mark{background:#ffd27a}.n,.gap{color:#888}"""
 
 
 def page(matches: list[Match], texts: dict[tuple[str, str], str], facts: list[str], groups: list[list[str]]) -> str:
