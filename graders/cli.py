@@ -28,12 +28,13 @@ from pathlib import Path
 
 import pytest
 
-from . import context, course_seed, harness, identity, imports, sandbox, selftest, writing
+from . import context, course_seed, identity, imports, sandbox, selftest, writing
 from .escape import json_text, say, untrusted
 from .kit import SUITES
 from .parts import PARTS
 from .plugin import Grading
 from .results import gradescope, summary
+from .workdir import prepare_workdir
 
 GRADESCOPE_RESULTS = Path("/autograder/results")
 VISIBILITIES = ("after_due_date", "after_published", "visible", "hidden")  # Gradescope's words
@@ -46,7 +47,7 @@ def choose_level(requested: str, official: bool, who: identity.Identity | None) 
     if official:
         candidates = [level for level in candidates if level != "local"]
     try:
-        workdir, _ = harness.prepare_workdir(None, who)
+        workdir, _ = prepare_workdir(None, who)
     except OSError as exc:  # e.g. a container without the capabilities to hand files to the grading's uid
         needed = "the bwrap or user level" if official else f"isolation level {requested!r}"
         raise SystemExit(
@@ -187,7 +188,7 @@ def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.I
         print(f"grading refused: {problem}", file=sys.stderr)
         return 2
     seed = args.seed
-    workdir, copied = harness.prepare_workdir(args.submission.resolve(), who)
+    workdir, copied = prepare_workdir(args.submission.resolve(), who)
     copied.refused[:0] = args.refused
     first = [imports.check(args.submission, workdir, copied, isolation)] if args.check_imports else []
     run = context.GradingRun(isolation, workdir, seed, args.reference_cache)

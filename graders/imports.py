@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import harness, sandbox
+from . import sandbox
+from .child_loop import run_child
 from .escape import untrusted
 from .intake import Intake, listing
+from .kit import REFERENCE
 from .results import Record
 
 PART = "submission"
 NAME = "submission: files found and each module imports"
-EXPECTED = sorted(path.name for path in (harness.REFERENCE / "minigrad").glob("*.py"))
+EXPECTED = sorted(path.name for path in (REFERENCE / "minigrad").glob("*.py"))
 NOT_FOUND = (
     "No minigrad code was found in your upload. Upload the files of your minigrad/ folder "
     f"({', '.join(EXPECTED)}), or the minigrad/ folder itself."
@@ -44,7 +46,7 @@ def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Is
         lines.append(f"missing: {', '.join(missing)} (the tests that use them will fail)")
     lines += [f"refused: {untrusted(problem)}" for problem in copied.refused]
     modules = [name.removesuffix(".py") for name in copied.copied]
-    outcomes = harness.run_child(
+    outcomes = run_child(
         workdir,
         [[["imports", {"module": m}]] for m in modules],
         [f"import {m}" for m in modules],

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 from . import notes
 from .cases import Case, Program
+from .comparison import close, is_array
 from .escape import untrusted
-from .harness import TEXT_LIMIT, Outcome, close, is_array
+from .protocol import TEXT_LIMIT, Outcome
 
 ARRAY_SHOWN = 12  # elements up to which a failure shows an array answer whole
 

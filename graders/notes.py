@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 
 from .escape import untrusted
-from .harness import Outcome
+from .protocol import Outcome
 
 NEEDS = "GraderNeeds"  # the child's error type when the grader's own lookup failed
 MISSING_MODULE = "ModuleNotFoundError"

@@ -16,13 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from . import context, harness, notes, reference_cache
+from . import context, notes, reference_cache
 from .cases import MAKER, Case
+from .child_loop import run_child
 from .judge import GraderError, judge
+from .protocol import Outcome
 from .results import Record
 
 MESSAGE_LIMIT = 4000  # characters of one test's message
-Outcomes = dict[int, tuple[list[harness.Outcome], list[harness.Outcome]]]  # by id(case): reference, submission
+Outcomes = dict[int, tuple[list[Outcome], list[Outcome]]]  # by id(case): reference, submission
 
 
 class Grading:
@@ -72,7 +74,7 @@ class Grading:
         budgets = [f"{part} (bonus)" if extra else part for part, extra in zip(parts, bonus)]
         run = self.run
         with ThreadPoolExecutor(max_workers=1) as pool:  # the child and the reference run side by side
-            child = pool.submit(harness.run_child, run.workdir, programs, tests, budgets, run.isolation)
+            child = pool.submit(run_child, run.workdir, programs, tests, budgets, run.isolation)
             reference = reference_cache.answers(run.reference_cache, programs, tests, budgets)
             submission = child.result()
         outcomes, position = {}, 0

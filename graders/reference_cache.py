@@ -21,21 +21,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import harness, kit, writing
+from . import kit, writing
+from .child_loop import run_reference
+from .protocol import Outcome
 
 
-def answers(cache: Path | None, programs: list[list], tests: list[str], parts: list[str]) -> list[harness.Outcome]:
+def answers(cache: Path | None, programs: list[list], tests: list[str], parts: list[str]) -> list[Outcome]:
     """The reference's outcome for each program, from `cache` when it holds them. Gradings
     started together wait for the first to compute them instead of computing them again."""
     if cache is None:
-        return harness.run_reference(programs, tests, parts)
+        return run_reference(programs, tests, parts)
     name = f"{key(programs)}.json"
     writing.prepare_folder(cache)
     with _locked(cache / f"{name}.lock"):
         stored = writing.read_json(cache / name)
         if isinstance(stored, list) and len(stored) == len(programs):
-            return [harness.Outcome(entry["out"], entry["error"]) for entry in stored]
-        outcomes = harness.run_reference(programs, tests, parts)
+            return [Outcome(entry["out"], entry["error"]) for entry in stored]
+        outcomes = run_reference(programs, tests, parts)
         if all(outcome.error is None for outcome in outcomes):
             data = json.dumps([{"out": o.out, "error": o.error} for o in outcomes]).encode()
             writing.write_new(cache, name, data, mode=0o600)

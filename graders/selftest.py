@@ -22,10 +22,11 @@ import socket
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import child_numpy, harness, sandbox
+from . import child_numpy, sandbox
 from .class_grading import kit_version
 from .identity import Identity
 from .kit import SUITES
+from .workdir import prepare_workdir
 
 MUST_HIDE = {"bwrap": {"network", "canary", "environ"}, "user": {"canary", "environ"}, "local": set()}
 ENV_KEY = "MINIGRAD_GRADER_CANARY"
@@ -75,7 +76,7 @@ def missing_imports(isolation: sandbox.Isolation, who: Identity | None) -> str |
     proof = _proof_file(isolation, python, numpy)
     if proof is not None and proof.is_file():
         return None
-    workdir, _ = harness.prepare_workdir(None, who)
+    workdir, _ = prepare_workdir(None, who)
     try:
         result = sandbox.run(isolation, workdir, "probe.py", b'{"imports": true}', timeout=60)
     finally:

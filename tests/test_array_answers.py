@@ -12,10 +12,13 @@ import textwrap
 
 import pytest
 
-from graders import harness, sandbox
+from graders import sandbox
 from graders.cases import Case, Program
-from graders.harness import Outcome, close
+from graders.child_loop import run_child
+from graders.comparison import close
 from graders.judge import GradeFailure, judge
+from graders.protocol import Outcome
+from graders.workdir import prepare_workdir
 
 
 def array(shape: list[int], values: object) -> dict:
@@ -129,7 +132,7 @@ ARRAY_STEPS = '''
 
 
 def test_the_child_sends_arrays_and_names_bad_steps() -> None:
-    workdir, _ = harness.prepare_workdir(None, None)
+    workdir, _ = prepare_workdir(None, None)
     try:
         (workdir / "steps_array_test.py").write_text(textwrap.dedent(ARRAY_STEPS))
         programs = [
@@ -145,7 +148,7 @@ def test_the_child_sends_arrays_and_names_bad_steps() -> None:
             [["read", {"kind": "no_such_read", "ref": "a"}]],
         ]
         names = [f"program {i}" for i in range(len(programs))]
-        outcomes = harness.run_child(workdir, programs, names, ["arrays"] * len(programs), sandbox.Isolation("local"))
+        outcomes = run_child(workdir, programs, names, ["arrays"] * len(programs), sandbox.Isolation("local"))
     finally:
         shutil.rmtree(workdir)
     assert outcomes[0] == Outcome([array([3, 1], [[1.0], [{"not_finite": "nan"}], [3.0]])], None)

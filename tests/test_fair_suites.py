@@ -14,9 +14,9 @@ import random
 import pytest
 
 from graders import notes
-from graders.harness import Outcome
 from graders.judge import plain
 from graders.kit import SUITES
+from graders.protocol import Outcome
 
 SEEDS = range(20)
 

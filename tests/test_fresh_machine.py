@@ -15,7 +15,8 @@ import pytest
 
 from course import machine
 from course.submissions import materialize
-from graders import child_numpy, harness, identity, sandbox, selftest
+from graders import child_numpy, identity, sandbox, selftest
+from graders.workdir import prepare_workdir
 
 from grading import ROOT, grader_tmp, needs_isolation
 
@@ -77,7 +78,7 @@ def test_the_childs_numpy_is_a_root_owned_read_only_copy_that_a_grading_uid_impo
         monkeypatch.setenv(child_numpy.OVERRIDE, str(copy))
         sandbox.numpy_for.cache_clear()  # what it found without the override
         with identity.claimed() as who:
-            workdir, _ = harness.prepare_workdir(None, who)
+            workdir, _ = prepare_workdir(None, who)
             try:
                 ran = sandbox.run(sandbox.Isolation("user", who), workdir, "probe.py", b'{"imports": true}', 60)
             finally:

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from course.submissions import materialize
-from graders import cgroup, harness, identity, intake, sandbox
+from graders import cgroup, child_loop, identity, intake, sandbox
 from graders.parts import POINTS
+from graders.workdir import prepare_workdir
 
 from grading import ROOT, STRONG, bonus_score, grade, grader_tmp, leftover_processes, needs_isolation, part_scores
 
@@ -222,7 +223,7 @@ def test_a_timed_out_program_is_retried_with_the_time_the_load_took(cpu_share: f
     """Two gradings per core give each child half a core: a legitimate program that needs
     0.8 s of CPU then takes 1.6 s, past the 1 s a part gets after an endless loop; its retry
     must get the time back, while a child that had a whole core is not retried."""
-    assert harness.retry_stretch(cpu_share) == stretch
+    assert child_loop.retry_stretch(cpu_share) == stretch
 
 
 @pytest.fixture
@@ -237,7 +238,7 @@ def run_script(level: str, who: identity.Identity, source: str, timeout: float =
     """Run `source` as a child at `level` under the grading identity `who`."""
     if level not in sandbox.available_levels():
         pytest.skip(f"the {level} level is not available here")
-    workdir, _ = harness.prepare_workdir(None, who)
+    workdir, _ = prepare_workdir(None, who)
     try:
         (workdir / "script.py").write_text(source)
         os.chown(workdir / "script.py", 0, who.gid)

@@ -4,14 +4,15 @@ import shutil
 
 import pytest
 
-from graders import harness, identity, sandbox, selftest
+from graders import identity, sandbox, selftest
+from graders.workdir import prepare_workdir
 
 
 def probe(level: str) -> dict[str, bool]:
     if level not in sandbox.available_levels():
         pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
     with identity.claimed() as who:
-        workdir, _ = harness.prepare_workdir(None, who)
+        workdir, _ = prepare_workdir(None, who)
         try:
             return selftest.probe(sandbox.Isolation(level, who), workdir)
         finally:
@@ -49,7 +50,7 @@ def test_the_child_imports_numpy_at_every_level(level: str):
     if level not in sandbox.available_levels():
         pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
     with identity.claimed() as who:
-        workdir, _ = harness.prepare_workdir(None, who)
+        workdir, _ = prepare_workdir(None, who)
         try:
             result = sandbox.run(sandbox.Isolation(level, who), workdir, "probe.py", b'{"imports": true}', 60)
         finally:

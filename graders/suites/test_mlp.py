@@ -5,7 +5,7 @@ about, so an engine missing tanh or relu loses those operators' own tests and no
 """
 
 from graders.cases import Case, Program, cases
-from graders.harness import reference_module
+from graders.kit import reference_module
 
 ORDER_HINT = "parameters() order: layer by layer, neuron by neuron, the weights in input order, then the bias"
 SHAPES = [(3, [4, 4, 1]), (2, [3, 2]), (4, [5]), (1, [3, 3, 1])]

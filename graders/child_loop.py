@@ -1,4 +1,4 @@
-"""The trusted parent's side of a grading run: copy, run in the child, validate, compare.
+"""The trusted parent's loop over one grading's children: programs in, outcomes out.
 
 Programs for the whole run go to one child, which answers one line per program; when the
 child dies, hangs or floods, the program it was on fails and a fresh child takes the rest.
@@ -12,22 +12,17 @@ from it, so a loaded machine does not cost points.
 
 from __future__ import annotations
 
-import importlib
 import json
-import math
-import os
 import shutil
-import sys
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from . import intake, sandbox
-from .identity import Identity
-from .kit import CHILD, DIGITS, REFERENCE
+from . import sandbox
+from .kit import REFERENCE
+from .protocol import TEXT_LIMIT, Outcome, failure, parse_line
+from .workdir import seal, with_runner
 
 PROGRAM_TIMEOUT = 5.0  # wall seconds per program: room for a machine running a grading per core
 PART_BUDGET = 10.0  # wall seconds a part may lose to programs that never finish
@@ -37,61 +32,8 @@ FULL_CORE = 0.9  # share of a core above which a timed-out child was simply too 
 ASLEEP = 0.1  # share below which it was not starved but waiting: its retry gets no extra time
 MAX_STRETCH = 3.0  # the most a starved program's retry is stretched
 REFERENCE_PATIENCE = 6.0  # the trusted reference never loops: only a loaded machine slows it
-TEXT_LIMIT = 300  # characters kept of any string the child sends
-DEPTH_LIMIT = 8  # nesting of lists in an answer
 SKIPPED = "skipped: an earlier program of this test took too long; look for an endless loop"
 OUT_OF_TIME = f"skipped: the grading's time budget ({GRADING_BUDGET:.0f} s) was spent; look for endless loops or sleeps"
-
-
-@dataclass
-class Outcome:
-    """What one program produced: its reads, or why it has none."""
-
-    out: list
-    error: dict | None
-
-
-def failure(message: str, kind: str = "ChildFailure") -> dict:
-    return {"type": kind, "message": message, "where": None}
-
-
-def prepare_workdir(submission: Path | None, identity: Identity | None) -> tuple[Path, intake.Intake]:
-    """A private folder with the child runner and a safe copy of the submission's `.py` files.
-
-    Only `minigrad/*.py` is copied (see intake.py), so a shipped conftest.py or
-    sitecustomize.py never reaches the child's import path. With an identity the folder is
-    readable by that grading's group alone; without one (a local run), by this user alone.
-    """
-    workdir = _workdir_with_runner()
-    copied = intake.copy_package(submission, workdir / "submission" / "minigrad") if submission else intake.Intake()
-    _seal(workdir, identity)
-    return workdir, copied
-
-
-def _workdir_with_runner() -> Path:
-    """A new folder holding every `.py` file of child/ (the runner, the interpreter, each `steps_*.py`
-    module, which the interpreter finds by listing its folder) and an empty `submission/minigrad/`."""
-    workdir = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
-    (workdir / "submission" / "minigrad").mkdir(parents=True)
-    for source in CHILD.glob("*.py"):
-        shutil.copyfile(source, workdir / source.name)
-    # Part 4's digits, from our own copy: the child reads data only the grader hands it.
-    shutil.copyfile(DIGITS, workdir / DIGITS.name)
-    return workdir
-
-
-def _seal(workdir: Path, identity: Identity | None) -> None:
-    for path in [workdir, *workdir.rglob("*")]:
-        if identity:
-            os.chown(path, 0, identity.gid)
-        path.chmod((0o750 if identity else 0o700) if path.is_dir() else (0o640 if identity else 0o600))
-
-
-def reference_module(name: str):
-    """A module of the reference package, for suites that need its datasets."""
-    if str(REFERENCE) not in sys.path:
-        sys.path.insert(0, str(REFERENCE))
-    return importlib.import_module(f"minigrad.{name}")
 
 
 def run_reference(programs: list[list], tests: list[str], parts: list[str]) -> list[Outcome]:
@@ -101,14 +43,14 @@ def run_reference(programs: list[list], tests: list[str], parts: list[str]) -> l
     randomized memory layout the reference's sums would add up in a different order each
     run, and a replayed grade would differ in the last digits of its expected values.
     """
-    workdir = _workdir_with_runner()
+    folder = with_runner()
     for source in (REFERENCE / "minigrad").glob("*.py"):  # our own files: a plain copy
-        shutil.copyfile(source, workdir / "submission" / "minigrad" / source.name)
-    _seal(workdir, None)
+        shutil.copyfile(source, folder / "submission" / "minigrad" / source.name)
+    seal(folder, None)
     try:
-        return run_child(workdir, programs, tests, parts, sandbox.Isolation("local"), REFERENCE_PATIENCE)
+        return run_child(folder, programs, tests, parts, sandbox.Isolation("local"), REFERENCE_PATIENCE)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def run_child(
@@ -202,78 +144,3 @@ def child_failure(result: sandbox.ChildResult, timeout: float) -> dict:
     reason = f"the Python process stopped early (exit code {result.returncode}); does your code call exit()?"
     tail = result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
     return failure(reason + (f": {tail[0][:TEXT_LIMIT]}" if tail else ""))
-
-
-def parse_line(line: bytes, count: int) -> tuple[int, Outcome] | None:
-    """Accept exactly {"i": int, "out": list, "error": null|{"type","message","where"}};
-    anything else, however malformed or deep, is garbage. Strings are trimmed here, in the
-    parent: the child is never trusted to trim."""
-    try:
-        data = json.loads(line, parse_constant=_reject)
-        if not isinstance(data, dict) or set(data) != {"i", "out", "error"}:
-            return None
-        if type(data["i"]) is not int or not 0 <= data["i"] < count or not isinstance(data["out"], list):
-            return None
-        return data["i"], Outcome(clean(data["out"], DEPTH_LIMIT), clean_error(data["error"]))
-    except (ValueError, RecursionError, TypeError):
-        return None
-
-
-def clean(value: object, depth: int) -> object:
-    """The answer with every string trimmed; nesting deeper than `depth` is garbage."""
-    if isinstance(value, list):
-        if depth == 0:
-            raise ValueError("nested too deep")
-        return [clean(v, depth - 1) for v in value]
-    if isinstance(value, dict):
-        return {str(k)[:TEXT_LIMIT]: clean(v, depth - 1) for k, v in value.items()} if depth else {}
-    return value[:TEXT_LIMIT] if isinstance(value, str) else value
-
-
-def clean_error(error: object) -> dict | None:
-    if error is None:
-        return None
-    if not isinstance(error, dict) or set(error) != {"type", "message", "where"}:
-        raise ValueError("malformed error")
-    if not all(isinstance(v, (str, type(None))) for v in error.values()):
-        raise ValueError("malformed error")
-    return {k: v if v is None else v[:TEXT_LIMIT] for k, v in error.items()}
-
-
-def _reject(token: str):
-    raise ValueError(f"non-finite number {token}")
-
-
-def is_number(x: object) -> bool:
-    return type(x) in (int, float) and math.isfinite(x)
-
-
-def is_array(x: object) -> bool:
-    """An array answer as the child's `array()` sends it: {"shape": [3, 1], "values": [...]}."""
-    return (
-        isinstance(x, dict)
-        and set(x) == {"shape", "values"}
-        and isinstance(x["shape"], list)
-        and all(type(n) is int and n >= 0 for n in x["shape"])
-    )
-
-
-def close(got: object, want: object, rtol: float, atol: float) -> bool:
-    """Exact types, finite numbers, |got - want| <= atol + rtol * |want|, same shapes for lists
-    and for arrays (whose shapes are compared first, then their values element by element)."""
-    if is_array(want):
-        return is_array(got) and got["shape"] == want["shape"] and close(got["values"], want["values"], rtol, atol)
-    if isinstance(want, list):
-        return (
-            isinstance(got, list) and len(got) == len(want) and all(close(g, w, rtol, atol) for g, w in zip(got, want))
-        )
-    if isinstance(want, str):
-        return type(got) is str and got == want
-    if not is_number(want):
-        return False
-    if not is_number(got):
-        return False
-    try:
-        return abs(got - want) <= atol + rtol * abs(want)
-    except OverflowError:
-        return False
