@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from . import sandbox
+from .isolation import sandbox
 from .kit import REFERENCE
 from .protocol import TEXT_LIMIT, Outcome, failure, parse_line
 from .workdir import seal, with_runner

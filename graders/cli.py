@@ -28,8 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from . import context, course_seed, identity, imports, sandbox, selftest, writing
+from . import context, course_seed, imports, writing
 from .escape import json_text, say, untrusted
+from .isolation import identity, sandbox, selftest
 from .kit import SUITES
 from .parts import PARTS
 from .plugin import Grading
@@ -38,44 +39,6 @@ from .workdir import prepare_workdir
 
 GRADESCOPE_RESULTS = Path("/autograder/results")
 VISIBILITIES = ("after_due_date", "after_published", "visible", "hidden")  # Gradescope's words
-
-
-def choose_level(requested: str, official: bool, who: identity.Identity | None) -> tuple[sandbox.Isolation, dict, str]:
-    """The strongest level whose self-test passes (or the requested one, checked the same way),
-    with what its probe saw and, when a stronger level failed, why it was passed over."""
-    candidates = sandbox.available_levels() if requested == "auto" else [requested]
-    if official:
-        candidates = [level for level in candidates if level != "local"]
-    try:
-        workdir, _ = prepare_workdir(None, who)
-    except OSError as exc:  # e.g. a container without the capabilities to hand files to the grading's uid
-        needed = "the bwrap or user level" if official else f"isolation level {requested!r}"
-        raise SystemExit(
-            f"grading needs {needed}, and this machine cannot give the grading's uid its files: {exc}"
-        ) from None
-    passed_over = []
-    try:
-        for level in candidates:
-            mounts = sandbox.PROC_MOUNTS if level == "bwrap" else sandbox.PROC_MOUNTS[:1]
-            for proc_mount in mounts:
-                isolation = sandbox.Isolation(level, who, proc_mount)
-                for _ in range(2):  # once more: a self-test may lose a race with a busy machine
-                    seen = selftest.probe(isolation, workdir)
-                    if selftest.passes(level, seen):
-                        return isolation, seen, "; ".join(passed_over)
-            passed_over.append(f"{level} failed its self-test (the child could see: {_visible(seen)})")
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    if official:
-        reason = "official grading needs the bwrap or user level, and neither passed its self-test"
-    else:
-        reason = f"isolation level {requested!r} is not available here"
-    print("; ".join([reason, *passed_over]), file=sys.stderr)
-    raise SystemExit(2)  # fail closed: no grade at all rather than one from a weaker level
-
-
-def _visible(seen: dict[str, bool]) -> str:
-    return ", ".join(key for key, value in seen.items() if value) or "nothing"
 
 
 def run_suites(run: context.GradingRun, parts: list[str], report: Path) -> tuple[Grading, int]:
@@ -183,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def grade(args: argparse.Namespace, parts: list[str], out: Path, who: identity.Identity | None, root: Path) -> int:
     start = time.monotonic()
-    isolation, seen, passed_over = choose_level(args.isolation, args.official, who)
+    isolation, seen, passed_over = selftest.choose_level(args.isolation, args.official, who)
     if problem := selftest.missing_imports(isolation, who):  # a broken machine never grades
         print(f"grading refused: {problem}", file=sys.stderr)
         return 2

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .sandbox import Isolation
+from .isolation.sandbox import Isolation
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import sandbox
 from .child_loop import run_child
 from .escape import untrusted
 from .intake import Intake, listing
+from .isolation import sandbox
 from .kit import REFERENCE
 from .results import Record
 

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from . import intake
-from .identity import Identity
+from .isolation.identity import Identity
 from .kit import CHILD, DIGITS
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from graders import identity, kit, processes, sandbox
+from graders import kit
+from graders.isolation import identity, processes, sandbox
 
 ROOT = kit.ROOT  # the checkout, for the tests' paths
 STRONG = [level for level in sandbox.available_levels() if level != "local"]

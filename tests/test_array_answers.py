@@ -12,10 +12,10 @@ import textwrap
 
 import pytest
 
-from graders import sandbox
 from graders.cases import Case, Program
 from graders.child_loop import run_child
 from graders.comparison import close
+from graders.isolation import sandbox
 from graders.judge import GradeFailure, judge
 from graders.protocol import Outcome
 from graders.workdir import prepare_workdir

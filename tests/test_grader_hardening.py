@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from course.submissions import materialize
-from graders import cgroup, child_loop, identity, intake, sandbox
+from graders import child_loop, intake
+from graders.isolation import cgroup, identity, sandbox
 from graders.parts import POINTS
 from graders.workdir import prepare_workdir
 

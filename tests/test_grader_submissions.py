@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from course.submissions import expected_scores, load, materialize
-from graders import course_seed, sandbox
+from graders import course_seed
+from graders.isolation import sandbox
 from graders.parts import POINTS
 
 from grading import ROOT, STRONG, bonus_score, grade, leftover_processes, needs_isolation, part_scores

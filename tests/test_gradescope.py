@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from course.submissions import materialize
-from graders import sandbox
 from graders.gradescope import package
+from graders.isolation import sandbox
 from graders.parts import POINTS
 
 from grading import ROOT, bonus_score, grade, part_scores

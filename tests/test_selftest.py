@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from graders import identity, sandbox, selftest
+from graders.isolation import identity, sandbox, selftest
 from graders.workdir import prepare_workdir
 
 

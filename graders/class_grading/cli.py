@@ -38,8 +38,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graders import course_seed, intake, preflight, sandbox, writing
+from graders import course_seed, intake, writing
 from graders.escape import say
+from graders.isolation import preflight, sandbox
 from graders.parts import PARTS
 
 from . import feedback, gradebook, grading, kit_version, layouts, packing, records, report, roster, tables

@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..kit import ROOT
 from . import cgroup
-from .kit import ROOT
 from .processes import kill_until_gone
 
 FIRST_UID = 1_870_000_000  # far above any account, below the 32-bit "no uid" values

@@ -19,14 +19,15 @@ import os
 import secrets
 import shutil
 import socket
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..class_grading import kit_version
+from ..kit import SUITES
+from ..workdir import prepare_workdir
 from . import child_numpy, sandbox
-from .class_grading import kit_version
 from .identity import Identity
-from .kit import SUITES
-from .workdir import prepare_workdir
 
 MUST_HIDE = {"bwrap": {"network", "canary", "environ"}, "user": {"canary", "environ"}, "local": set()}
 ENV_KEY = "MINIGRAD_GRADER_CANARY"
@@ -141,3 +142,41 @@ def _remember(proof: Path | None) -> None:
         proof.touch()
     except OSError:
         pass
+
+
+def choose_level(requested: str, official: bool, who: Identity | None) -> tuple[sandbox.Isolation, dict, str]:
+    """The strongest level whose self-test passes (or the requested one, checked the same way),
+    with what its probe saw and, when a stronger level failed, why it was passed over."""
+    candidates = sandbox.available_levels() if requested == "auto" else [requested]
+    if official:
+        candidates = [level for level in candidates if level != "local"]
+    try:
+        workdir, _ = prepare_workdir(None, who)
+    except OSError as exc:  # e.g. a container without the capabilities to hand files to the grading's uid
+        needed = "the bwrap or user level" if official else f"isolation level {requested!r}"
+        raise SystemExit(
+            f"grading needs {needed}, and this machine cannot give the grading's uid its files: {exc}"
+        ) from None
+    passed_over = []
+    try:
+        for level in candidates:
+            mounts = sandbox.PROC_MOUNTS if level == "bwrap" else sandbox.PROC_MOUNTS[:1]
+            for proc_mount in mounts:
+                isolation = sandbox.Isolation(level, who, proc_mount)
+                for _ in range(2):  # once more: a self-test may lose a race with a busy machine
+                    seen = probe(isolation, workdir)
+                    if passes(level, seen):
+                        return isolation, seen, "; ".join(passed_over)
+            passed_over.append(f"{level} failed its self-test (the child could see: {_visible(seen)})")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if official:
+        reason = "official grading needs the bwrap or user level, and neither passed its self-test"
+    else:
+        reason = f"isolation level {requested!r} is not available here"
+    print("; ".join([reason, *passed_over]), file=sys.stderr)
+    raise SystemExit(2)  # fail closed: no grade at all rather than one from a weaker level
+
+
+def _visible(seen: dict[str, bool]) -> str:
+    return ", ".join(key for key, value in seen.items() if value) or "nothing"

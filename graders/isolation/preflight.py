@@ -1,7 +1,7 @@
 """What a grading proves before it grades, and nothing else: an isolation level that passes
 its self-test, and a child at that level that imports what the course promises.
 
-    python -m graders.preflight [--isolation auto|bwrap|user|local] [--official]
+    python -m graders.isolation.preflight [--isolation auto|bwrap|user|local] [--official]
 
 minigrad-class runs it once before a class, so a machine that cannot grade refuses the class
 up front (exit 2, the reason on stderr) instead of failing every student, or worse, grading
@@ -16,16 +16,16 @@ import subprocess
 import sys
 from contextlib import nullcontext
 
-from . import cli, identity, sandbox, selftest
+from . import identity, sandbox, selftest
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m graders.preflight", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m graders.isolation.preflight", description=__doc__.splitlines()[0])
     parser.add_argument("--isolation", default="auto", choices=["auto", *sandbox.LEVELS])
     parser.add_argument("--official", action="store_true", help="refuse the untrusted local level, as grading does")
     args = parser.parse_args(argv)
     with identity.claimed() if os.geteuid() == 0 else nullcontext(None) as who:
-        isolation, _, _ = cli.choose_level(args.isolation, args.official, who)  # exits 2 itself, said why
+        isolation, _, _ = selftest.choose_level(args.isolation, args.official, who)  # exits 2 itself, said why
         if problem := selftest.missing_imports(isolation, who):
             print(f"grading refused: {problem}", file=sys.stderr)
             return 2
@@ -36,7 +36,7 @@ def check(isolation: str, official: bool) -> int:
     """main() in a process of its own, as each grading runs: its exit status (the reason for a
     refusal goes to stderr)."""
     official_only = ["--official"] if official else []
-    command = [sys.executable, "-m", "graders.preflight", "--isolation", isolation, *official_only]
+    command = [sys.executable, "-m", "graders.isolation.preflight", "--isolation", isolation, *official_only]
     return subprocess.run(command, stdin=subprocess.DEVNULL).returncode
 
 
