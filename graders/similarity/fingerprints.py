@@ -18,6 +18,7 @@ the characters gives the same report every time.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -65,8 +66,10 @@ class Overlap:
     spans: tuple[list[tuple[int, int]], list[tuple[int, int]]]
 
 
-def symbol(kind: object, value: str) -> str:
-    """What one token leaves in the normalised code ("" for nothing)."""
+@functools.cache
+def symbol(kind: object) -> str | None:
+    """What a token of this type leaves in the normalised code: "" nothing, a symbol, or None
+    for its own text (keywords, operators, builtins). Cached: Pygments' type tests are slow."""
     if kind in Comment or kind in Text or kind in String.Doc:
         return ""
     if kind in Number:
@@ -79,7 +82,7 @@ def symbol(kind: object, value: str) -> str:
         return "O"
     if kind is Name or any(kind in group for group in _VARIABLES):
         return "V"
-    return value.strip()
+    return None
 
 
 def normalise(text: str) -> tuple[str, np.ndarray, np.ndarray]:
@@ -88,14 +91,18 @@ def normalise(text: str) -> tuple[str, np.ndarray, np.ndarray]:
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
+    in_string = False
     for index, kind, value in _LEXER.get_tokens_unprocessed(text):
-        mark = symbol(kind, value)
+        mark = symbol(kind)
+        if mark is None:
+            mark = value.strip()
         if not mark:
             continue
         end = index + len(value)
-        if mark == "S" and chars and chars[-1] == "S" and kind in String:
+        if mark == "S" and in_string:
             ends[-1] = end
             continue
+        in_string = mark == "S"
         chars.extend(mark)
         starts.extend([index] * len(mark))
         ends.extend([end] * len(mark))
