@@ -99,14 +99,16 @@ def test_a_copy_from_a_corpus_is_reported_against_that_file(tmp_path):
     (corpus / "found-online.py").write_text(CLOSURES, encoding="utf-8")
     twin = tmp_path / "twin"  # a second corpus holding the same file: corpora are never compared
     shutil.copytree(corpus, twin)
-    students = {"gil": {"engine.py": RULES.replace("made", "node_out")}, "hal": {}}
+    students = {"gil": {"engine.py": RULES.replace("made", "node_out")}, "hal": {},
+                "ivy": {"engine.py": disguise(CLOSURES)}}  # fmt: skip
     rows = similar(make_class(tmp_path / "class", students), tmp_path / "out",
                    "--against", str(corpus), "--against", str(twin))  # fmt: skip
     found = {(row["student"], row["other"], row["other_file"]) for row in rows}
     assert ("gil", "against fall-2025", "fall-2025/zed/minigrad/engine.py") in found
     assert ("gil", "against twin", "twin/zed/minigrad/engine.py") in found
-    assert all(row["student"] == "gil" for row in rows), "only students are compared with corpora"
-    assert not any("found-online" in row["other_file"] for row in rows), "gil's engine is not the closure one"
+    assert ("ivy", "against fall-2025", "fall-2025/found-online.py") in found, "no module's name: compared with all"
+    assert {row["student"] for row in rows} == {"gil", "ivy"}, "corpora are never compared with each other"
+    assert not any(row["student"] == "gil" and "found-online" in row["other_file"] for row in rows)
 
 
 class Page(HTMLParser):
