@@ -16,7 +16,7 @@ from .escape import untrusted
 from .intake import Intake, listing
 from .isolation import sandbox
 from .kit import REFERENCE
-from .results import Record
+from .results import Verdict
 
 PART = "submission"
 NAME = "submission: files found and each module imports"
@@ -33,13 +33,13 @@ def where(copied: Intake) -> str:
     return "at the top of your upload (graded as if they were in minigrad/)"
 
 
-def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Isolation) -> Record:
+def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Isolation) -> Verdict:
     """Run the import of each copied module in the child and say what happened, in words."""
     if not copied.found:
         held = [untrusted(name) for name in listing(submission)]
         upload = f"Your upload holds: {', '.join(held)}" if held else "Your upload is empty."
         refused = [untrusted(problem) for problem in copied.refused]
-        return Record(NAME, PART, 0.0, False, "\n".join([NOT_FOUND, upload, *refused]), "visible")
+        return Verdict(NAME, PART, 0.0, False, "\n".join([NOT_FOUND, upload, *refused]), "visible")
     lines = [f"found {len(copied.copied)} files {where(copied)}: {', '.join(map(untrusted, copied.copied))}"]
     missing = [name for name in EXPECTED if name not in copied.copied]
     if missing:
@@ -58,4 +58,4 @@ def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Is
         status = outcome.out[0] if outcome.out and not outcome.error else (outcome.error or {}).get("message", "?")
         failed |= status != "imports"
         lines.append(f"  {untrusted(name)}: {untrusted(status)}")
-    return Record(NAME, PART, 0.0, not failed and not missing, "\n".join(lines), "visible")
+    return Verdict(NAME, PART, 0.0, not failed and not missing, "\n".join(lines), "visible")

@@ -5,7 +5,7 @@ the suites in suites/ hold only test programs. Each test function is parametrize
 `@cases(make)`, where `make(rng)` returns the test's `Case`s (a fixed number, so totals never
 depend on the seed). Before the first test runs, every collected case is run on the reference
 (a trusted subprocess) and on the submission (the child), side by side. As each test ends, its
-`Record` is made from its `Case`, so the command reads the grades from `records` as objects.
+`Verdict` is made from its `Case`, so the command reads the grades from `records` as objects.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .cases import MAKER, Case
 from .child_loop import run_child
 from .judge import GraderError, judge
 from .protocol import Outcome
-from .results import Record
+from .results import Verdict
 
 MESSAGE_LIMIT = 4000  # characters of one test's message
 Outcomes = dict[int, tuple[list[Outcome], list[Outcome]]]  # by id(case): reference, submission
@@ -32,7 +32,7 @@ class Grading:
 
     def __init__(self, run: context.GradingRun) -> None:
         self.run = run
-        self.records: list[Record] = []
+        self.records: list[Verdict] = []
         self.grader_errors: list[str] = []  # a suite's fault, not the student's: no grade is written
         self.cases: list[tuple[str, Case]] = []  # (test function, case), in the order collected
         self.outcomes: Outcomes | GraderError | None = None  # None until the first test asks
@@ -107,7 +107,7 @@ class Grading:
         visibility = item.get_closest_marker("visibility")
         name = f"{case.part}: {case.what} [{report.nodeid.split('[')[-1].rstrip(']')}]"
         self.records.append(
-            Record(
+            Verdict(
                 name,
                 case.part,
                 case.points,

@@ -1,4 +1,6 @@
-"""Turn the hidden run's per-test records into Gradescope's results.json (its autograder format).
+"""Gradescope's results.json (its autograder format): written from the hidden run's per-test
+records, and read back by everyone who uses a grade (the class command's tables, feedback,
+report and gradebook, the Gradescope runner, the tests), so its shape is said in one place.
 
 A bonus test (an optional extension) is worth 0 in the maximum and its points when passed:
 Gradescope counts a score above the maximum as extra credit, so a submission without the
@@ -7,14 +9,16 @@ extensions can still reach full marks, and one with them can go beyond.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .escape import terminal
 
+BONUS = "bonus"  # the tag of an optional extension's test
+
 
 @dataclass
-class Record:
+class Verdict:
     """One graded test as the suite declared it and as it ended."""
 
     name: str
@@ -30,12 +34,12 @@ class Record:
         return "passed" if self.passed else "failed"
 
 
-def earned(records: list[Record]) -> float:
+def earned(records: list[Verdict]) -> float:
     """The points of the passed tests among `records`."""
     return sum(r.points for r in records if r.passed)
 
 
-def part_totals(records: list[Record]) -> dict[str, tuple[float, float]]:
+def part_totals(records: list[Verdict]) -> dict[str, tuple[float, float]]:
     """(points, maximum) per part, bonus tests left out: they are counted on a line of their own."""
     totals: dict[str, tuple[float, float]] = {}
     for r in records:
@@ -46,7 +50,7 @@ def part_totals(records: list[Record]) -> dict[str, tuple[float, float]]:
     return totals
 
 
-def summary(records: list[Record], header: list[str], notes: Sequence[str] = ()) -> str:
+def summary(records: list[Verdict], header: list[str], notes: Sequence[str] = ()) -> str:
     """The header, the score of each part and the total, the bonus points apart (they are not
     part of the maximum), then the notes (problems said once for the whole grading instead of
     under every test they stopped). No line of the header or of a note can hide a control
@@ -63,7 +67,7 @@ def summary(records: list[Record], header: list[str], notes: Sequence[str] = ())
     return terminal("\n".join(lines))
 
 
-def gradescope(records: list[Record], seconds: float, output: str, extra: dict) -> dict:
+def gradescope(records: list[Verdict], seconds: float, output: str, extra: dict) -> dict:
     """Gradescope's results; each test's message has its hidden characters shown (Gradescope
     shows it as text, and the class command reads it back for feedback and summaries)."""
     return {
@@ -86,9 +90,85 @@ def gradescope(records: list[Record], seconds: float, output: str, extra: dict) 
                 # empty for a passed hidden test; the visible check always says what it found
                 "output": terminal(r.message),
                 "visibility": r.visibility,
-                "tags": [r.part, "bonus"] if r.bonus else [r.part],
+                "tags": [r.part, BONUS] if r.bonus else [r.part],
             }
             for i, r in enumerate(records, start=1)
         ],
         "extra_data": extra,
     }
+
+
+# Reading a results.json back
+
+
+@dataclass(frozen=True)
+class GradedTest:
+    """One test as results.json holds it."""
+
+    name: str
+    part: str
+    score: float
+    max_score: float
+    passed: bool
+    output: str
+    bonus: bool  # an optional extension's: worth 0 in the maximum, its points extra credit
+
+
+@dataclass(frozen=True)
+class Grade:
+    """A results.json read back: the total, the maximum, each test, and the grader's facts."""
+
+    score: float
+    max_score: float
+    tests: tuple[GradedTest, ...]
+    extra: dict
+
+    @property
+    def parts(self) -> dict[str, tuple[float, float]]:
+        return part_scores(self.tests)
+
+    @property
+    def bonus(self) -> float:
+        return bonus_points(self.tests)
+
+    @property
+    def has_bonus(self) -> bool:
+        return any(test.bonus for test in self.tests)
+
+
+def is_bonus(test: dict) -> bool:
+    """Whether a results.json test is an optional extension's: tagged so, worth 0 in the maximum."""
+    return BONUS in test["tags"] and test["max_score"] == 0
+
+
+def read_test(test: dict) -> GradedTest:
+    """One test of a results.json; a test without a name or an output (a hand-made one) has them empty."""
+    passed, bonus, name, output = (
+        test["status"] == "passed",
+        is_bonus(test),
+        test.get("name", ""),
+        test.get("output", ""),
+    )
+    return GradedTest(name, test["tags"][0], test["score"], test["max_score"], passed, output, bonus)
+
+
+def read(results: dict) -> Grade:
+    """The grade a results.json holds (one without tests, such as Gradescope's "not graded", has none)."""
+    tests = tuple(read_test(test) for test in results.get("tests", []))
+    return Grade(results.get("score", 0.0), results.get("max_score", 0.0), tests, results.get("extra_data", {}))
+
+
+def part_scores(tests: Iterable[GradedTest]) -> dict[str, tuple[float, float]]:
+    """(points, maximum) per part, in the order the tests ran; bonus tests are left out (see `bonus_points`)."""
+    totals: dict[str, tuple[float, float]] = {}
+    for test in tests:
+        if test.bonus:
+            continue
+        got, most = totals.get(test.part, (0.0, 0.0))
+        totals[test.part] = (round(got + test.score, 6), round(most + test.max_score, 6))
+    return totals
+
+
+def bonus_points(tests: Iterable[GradedTest]) -> float:
+    """The points of the bonus tests passed; results.json's score already counts them."""
+    return round(sum(test.score for test in tests if test.bonus), 6)

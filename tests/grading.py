@@ -18,6 +18,7 @@ import pytest
 
 from graders import kit
 from graders.isolation import identity, processes, sandbox
+from graders.results import read
 
 ROOT = kit.ROOT  # the checkout, for the tests' paths
 STRONG = [level for level in sandbox.available_levels() if level != "local"]
@@ -52,17 +53,18 @@ def grade(submission: Path, out: Path, *args: str, seed: int = 7) -> tuple[subpr
 
 
 def part_scores(results: dict, bonus: bool = False) -> dict[str, float]:
-    """Points per part; a bonus test's (an optional extension's) only when `bonus` asks for them."""
+    """Points per part (read by the kit's results model); a bonus test's (an optional
+    extension's) only when `bonus` asks for them."""
     scores: dict[str, float] = {}
-    for test in results["tests"]:
-        if bonus or "bonus" not in test["tags"]:
-            scores[test["tags"][0]] = scores.get(test["tags"][0], 0.0) + test["score"]
+    for test in read(results).tests:
+        if bonus or not test.bonus:
+            scores[test.part] = round(scores.get(test.part, 0.0) + test.score, 6)
     return scores
 
 
 def bonus_score(results: dict) -> float:
     """The points of the bonus tests passed: results.json's score is the base score plus these."""
-    return sum(test["score"] for test in results["tests"] if "bonus" in test["tags"])
+    return read(results).bonus
 
 
 def leftover_processes() -> list[int]:

@@ -15,11 +15,11 @@ import pytest
 from nbgrader.api import Gradebook
 
 from course.submissions import expected_scores, materialize
-from graders.class_grading.gradebook import ASSIGNMENT, store
+from graders.class_grading.gradebook import ASSIGNMENT
 from graders.parts import POINTS
 
 from grading import ROOT, bonus_score, grade, part_scores
-from nbgrader_export import nbgrader_export
+from nbgrader_export import nbgrader_export, store
 
 SPECS = ROOT / "tests" / "submissions"
 STUDENTS = {"ada": "correct", "ben": "bug-tanh-derivative", "cy": "broken-syntax-error"}

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import mistune
 
-from graders.class_grading import feedback, gradebook
+from graders.class_grading import feedback
 from graders.gradescope import run as run_autograder
 
 from grading import ROOT, grader_tmp, needs_isolation
-from nbgrader_export import nbgrader_export
+from nbgrader_export import nbgrader_export, store
 
 pytestmark = needs_isolation
 
@@ -213,7 +213,7 @@ def test_feedback_that_cannot_be_written_is_said_never_raised(tmp_path: Path) ->
 def test_a_student_the_gradebook_refuses_is_said_and_the_others_are_stored(tmp_path: Path) -> None:
     results = {"tests": [{"name": "value: a [a]", "tags": ["value"], "score": 1.0, "max_score": 1.0}]}
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    messages = gradebook.store(url, {"bad\ud800": results, "good": results}, None)
+    messages = store(url, {"bad\ud800": results, "good": results}, None)
     assert len(messages) == 1 and messages[0].startswith("bad\ud800: the gradebook refused these grades")
     assert {s: float(row["score"]) for s, row in nbgrader_export(url, tmp_path).items()} == {"good": 1.0}
 

@@ -44,7 +44,7 @@ from graders.isolation import preflight, sandbox
 from graders.parts import PARTS
 
 from . import feedback, gradebook, grading, kit_version, layouts, packing, records, report, roster, tables
-from .records import Record
+from .records import StoredGrade
 
 GRADEBOOK = "gradebook.db"
 CACHE = ".reference-cache"  # inside --out; a student id never starts with a dot
@@ -233,7 +233,7 @@ def copies(seen: dict[str, packing.Packed]) -> list[str]:
 
 
 def key_columns(args: argparse.Namespace, submissions: list[layouts.Submission],
-                graded: dict[str, Record]) -> tuple[list[str], dict[str, dict[str, str]]]:  # fmt: skip
+                graded: dict[str, StoredGrade]) -> tuple[list[str], dict[str, dict[str, str]]]:  # fmt: skip
     """grades.csv's columns beyond the grade: the layout's keys, lateness and, with a late
     policy, the total after it (the raw `total` never changes)."""
     columns = [*dict.fromkeys(key for s in submissions for key in s.keys), "found_in"]
@@ -270,7 +270,7 @@ def after_late(results: dict, policy: tuple[str, float], late: bool, hours: floa
     return max(0.0, total - days * policy[1] / 100 * float(results["max_score"]))
 
 
-def _unchanged(previous: Record | None, wanted: dict, upload: Path) -> bool:
+def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path) -> bool:
     """Whether a grade still stands: same seed, parts and kit, and the same graded files
     (packed only here, to compare; the grading packs them again when it is submitted)."""
     if previous is None:
@@ -435,7 +435,7 @@ def finish(job: grading.Job, graded: grading.Graded, out: Path, wanted: dict, gr
     return None
 
 
-def write_tables(out: Path, parts: list[str], students: list[str], graded: dict[str, Record], missing: list[str],
+def write_tables(out: Path, parts: list[str], students: list[str], graded: dict[str, StoredGrade], missing: list[str],
                  problems: dict[str, str], flagged: dict[str, str], columns: list[str],
                  extra: dict[str, dict[str, str]], before: dict[str, dict]) -> None:  # fmt: skip
     tables.grades(out, [p for p in PARTS if p in parts], students, graded, missing, problems, flagged, columns, extra)
@@ -445,7 +445,7 @@ def write_tables(out: Path, parts: list[str], students: list[str], graded: dict[
     feedback.write_zip(out, {student: record.results for student, record in graded.items()})
 
 
-def _levels(graded: dict[str, Record]) -> set[str]:
+def _levels(graded: dict[str, StoredGrade]) -> set[str]:
     return {str(r.results.get("extra_data", {}).get("isolation", "?")) for r in graded.values()}
 
 

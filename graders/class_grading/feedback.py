@@ -22,6 +22,7 @@ from pathlib import Path
 
 from graders import writing
 from graders.escape import html, markdown, markdown_block, visible
+from graders.results import read
 
 from . import records
 from .tables import number
@@ -39,24 +40,25 @@ class Failure:
 def failures(results: dict) -> list[Failure]:
     """Failed tests grouped by message, in the order they ran."""
     groups: dict[str, Failure] = {}
-    for test in results["tests"]:
-        if test["status"] == "passed" or records.is_bonus(test):  # an optional extension is not a mistake
+    for test in read(results).tests:
+        if test.passed or test.bonus:  # an optional extension is not a mistake
             continue
-        group = groups.setdefault(test["output"], Failure([], 0.0, test["output"]))
-        group.names.append(test["name"])
-        group.lost += test["max_score"] - test["score"]
+        group = groups.setdefault(test.output, Failure([], 0.0, test.output))
+        group.names.append(test.name)
+        group.lost += test.max_score - test.score
     return list(groups.values())
 
 
 def markdown_page(student: str, results: dict) -> str:
+    grade = read(results)
     lines = [f"# minigrad: feedback for {markdown(student)}", "", f"**Total: {_total(results)}**"]
     if notes := _notes(results):
         lines += ["", *(f"- {markdown(note)}" for note in notes)]
     lines += ["", "| part | score |", "|---|---|"]
     lines += [f"| {markdown(part, table=True)} | {number(got)} / {number(most)} |"
-              for part, (got, most) in records.parts(results).items()]  # fmt: skip
-    if any(records.is_bonus(test) for test in results["tests"]):
-        lines.append(f"| bonus (optional extensions) | {number(records.bonus(results))} |")
+              for part, (got, most) in grade.parts.items()]  # fmt: skip
+    if grade.has_bonus:
+        lines.append(f"| bonus (optional extensions) | {number(grade.bonus)} |")
     found = failures(results)
     lines += ["", "## What to fix" if found else "Every hidden test passed."]
     for failure in found:
@@ -68,16 +70,17 @@ def markdown_page(student: str, results: dict) -> str:
 
 
 def page(student: str, results: dict) -> str:
+    grade = read(results)
     e = html
     body = [f"<h1>minigrad: feedback for {e(student)}</h1>",
             f"<p><strong>Total: {_total(results)}</strong></p>"]  # fmt: skip
     if notes := _notes(results):
         body.append("<ul>" + "".join(f"<li>{e(note)}</li>" for note in notes) + "</ul>")
     body.append("<table><tr><th>part</th><th>score</th></tr>")
-    for part, (got, most) in records.parts(results).items():
+    for part, (got, most) in grade.parts.items():
         body.append(f"<tr><td>{e(part)}</td><td>{number(got)} / {number(most)}</td></tr>")
-    if any(records.is_bonus(test) for test in results["tests"]):
-        body.append(f"<tr><td>bonus (optional extensions)</td><td>{number(records.bonus(results))}</td></tr>")
+    if grade.has_bonus:
+        body.append(f"<tr><td>bonus (optional extensions)</td><td>{number(grade.bonus)}</td></tr>")
     body.append("</table>")
     found = failures(results)
     body.append("<h2>What to fix</h2>" if found else "<p>Every hidden test passed.</p>")

@@ -33,11 +33,12 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.exc import SAWarning  # noqa: E402
 
+from graders.results import BONUS  # noqa: E402
+
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
 
 ASSIGNMENT = "minigrad"
-BONUS = "bonus"
 NAME_LIMIT = 128  # nbgrader's column width for cell names
 
 
@@ -68,7 +69,8 @@ def cells_of(student: str, results: dict) -> dict[Cell, float]:
             raise ValueError(f"{student}: test {number}'s name must be 1 to {NAME_LIMIT} characters for nbgrader")
         if not isinstance(tags, list) or not tags or not isinstance(tags[0], str):
             raise ValueError(f"{student}: test {name!r} has no part tag")
-        cell = Cell(part=tags[0], name=name, max_score=most, bonus=BONUS in tags and most == 0)
+        bonus = BONUS in tags and most == 0  # results.is_bonus, on the values just checked
+        cell = Cell(part=tags[0], name=name, max_score=most, bonus=bonus)
         if cell in scored:
             raise ValueError(f"{student}: test {name!r} appears twice")
         scored[cell] = score
@@ -173,14 +175,6 @@ class Writer:
             return messages
         finally:
             self.gradebook.close()
-
-
-def store(url: str, results_by_student: dict[str, dict], roster: list[str] | None) -> list[str]:
-    """Every student's grades into the gradebook at once (a `Writer` fed in student order)."""
-    writer = Writer(url, roster)
-    for student, results in sorted(results_by_student.items()):
-        writer.add(student, results)
-    return writer.close()
 
 
 def _make_sqlite_folder(url: str) -> None:

@@ -20,7 +20,10 @@ GRADING = "grading.json"
 
 
 @dataclass
-class Record:
+class StoredGrade:
+    """A student's complete grade under `--out`: results.json (read with `graders.results.read`)
+    and grading.json, as parsed."""
+
     student: str
     results: dict
     grading: dict
@@ -32,12 +35,12 @@ def read_json(folder: Path, name: str) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def load(out: Path, student: str) -> Record | None:
+def load(out: Path, student: str) -> StoredGrade | None:
     """The student's complete grade under `out`, or None when there is none."""
     results, grading = read_json(out / student, RESULTS), read_json(out / student, GRADING)
     if results is None or grading is None:
         return None
-    return Record(student, results, grading)
+    return StoredGrade(student, results, grading)
 
 
 def write(folder: Path, name: str, data: bytes) -> None:
@@ -55,24 +58,3 @@ def forget(folder: Path) -> None:
 
 def write_grading(folder: Path, grading: dict) -> None:
     write(folder, GRADING, (json_text(grading, sort_keys=True) + "\n").encode())  # found_in is the upload's text
-
-
-def is_bonus(test: dict) -> bool:
-    """An optional extension's test: worth 0 in the maximum, its points extra credit."""
-    return "bonus" in test["tags"] and test["max_score"] == 0
-
-
-def parts(results: dict) -> dict[str, tuple[float, float]]:
-    """(points, maximum) per part, in the order the tests ran; bonus tests are left out (see `bonus`)."""
-    totals: dict[str, tuple[float, float]] = {}
-    for test in results.get("tests", []):
-        if is_bonus(test):
-            continue
-        got, most = totals.get(test["tags"][0], (0.0, 0.0))
-        totals[test["tags"][0]] = (round(got + test["score"], 6), round(most + test["max_score"], 6))
-    return totals
-
-
-def bonus(results: dict) -> float:
-    """The points of the bonus tests passed; results.json's score already counts them."""
-    return round(sum(test["score"] for test in results.get("tests", []) if is_bonus(test)), 6)

@@ -15,15 +15,16 @@ from pathlib import Path
 
 from graders import writing
 from graders.escape import markdown
+from graders.results import read
 
-from .records import Record, parts
+from .records import StoredGrade
 from .tables import number
 
 HARDEST = 10  # tests listed in the summary, lowest pass rate first
 HINTS = 5  # most common hints listed
 
 
-def summary(out: Path, facts: dict, records: dict[str, Record], items: list[dict]) -> str:
+def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list[dict]) -> str:
     """Write summary.md and return its text. `facts` holds the run's layout, seed, counts and
     the roster's differences."""
     totals = [r.results["score"] for r in records.values()]
@@ -61,25 +62,26 @@ def _names(students: list[str]) -> str:
     return ", ".join(markdown(student) for student in students)
 
 
-def part_means(records: dict[str, Record]) -> dict[str, tuple[float, float]]:
+def part_means(records: dict[str, StoredGrade]) -> dict[str, tuple[float, float]]:
     """Each part's mean score over the class, and its maximum."""
-    per_student = [parts(r.results) for r in records.values()]
+    per_student = [read(r.results).parts for r in records.values()]
     maxima = {part: most for scores in per_student for part, (_, most) in scores.items()}
     return {part: (statistics.mean(s.get(part, (0.0, 0.0))[0] for s in per_student), most)
             for part, most in maxima.items()}  # fmt: skip
 
 
-def common_hints(records: dict[str, Record]) -> list[tuple[str, int]]:
+def common_hints(records: dict[str, StoredGrade]) -> list[tuple[str, int]]:
     """The hints of failed tests, counted once per student: what the class most got wrong."""
     counts: Counter[str] = Counter()
     for r in records.values():
-        hints = {line.strip()[len("hint:") :].strip() for test in r.results["tests"] if test["status"] != "passed"
-                 for line in test["output"].splitlines() if line.strip().startswith("hint:")}  # fmt: skip
+        failed = [test.output for test in read(r.results).tests if not test.passed]
+        hints = {line.strip()[len("hint:") :].strip() for output in failed for line in output.splitlines()
+                 if line.strip().startswith("hint:")}  # fmt: skip
         counts.update(hints)
     return counts.most_common(HINTS)
 
 
-def histogram(out: Path, records: dict[str, Record]) -> None:
+def histogram(out: Path, records: dict[str, StoredGrade]) -> None:
     """histogram.png: the distribution of totals beside each part's mean, as a share of its points."""
     import matplotlib
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from graders import writing
 from graders.escape import csv_cell
+from graders.results import read
 
-from .records import Record, bonus
-from .records import parts as part_totals
+from .records import StoredGrade
 
 
 def number(x: float) -> str:
@@ -33,7 +33,7 @@ def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None
     writing.write_new(out, name, text.getvalue().encode())
 
 
-def grades(out: Path, parts: list[str], students: list[str], records: dict[str, Record], missing: list[str],
+def grades(out: Path, parts: list[str], students: list[str], records: dict[str, StoredGrade], missing: list[str],
            failed: dict[str, str], flagged: dict[str, str] | None = None, columns: list[str] | None = None,
            keys: dict[str, dict[str, str]] | None = None) -> None:  # fmt: skip
     """grades.csv: one row per student who submitted or is on the roster; status says whether
@@ -53,10 +53,11 @@ def grades(out: Path, parts: list[str], students: list[str], records: dict[str, 
                       else "not graded (interrupted: run again with --resume)")  # fmt: skip
             rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", status, *own])
             continue
-        results, scores = record.results, part_totals(record.results)
+        results, grade = record.results, read(record.results)
+        scores = grade.parts
         extra = results.get("extra_data", {})
         rows.append([student, number(results["score"]), number(results["max_score"]),
-                     *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts), number(bonus(results)),
+                     *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts), number(grade.bonus),
                      extra.get("seed", ""),
                      extra.get("isolation", ""), record.grading.get("graded_at", ""),
                      record.grading.get("submission", ""),
@@ -69,7 +70,7 @@ def errors(out: Path, failed: dict[str, str]) -> None:
     write_csv(out, "errors.csv", ["student", "problem"], [[s, failed[s]] for s in sorted(failed)])
 
 
-def changes(out: Path, before: dict[str, dict], records: dict[str, Record]) -> int:
+def changes(out: Path, before: dict[str, dict], records: dict[str, StoredGrade]) -> int:
     """changes.csv on a regrade: each student whose grade changed, and which tests did.
     Returns how many changed."""
     rows = []
@@ -87,23 +88,22 @@ def changes(out: Path, before: dict[str, dict], records: dict[str, Record]) -> i
 
 
 def _by_test(results: dict) -> dict[str, float]:
-    return {test["name"]: test["score"] for test in results.get("tests", [])}
+    return {test.name: test.score for test in read(results).tests}
 
 
-def item_analysis(out: Path, records: dict[str, Record]) -> list[dict]:
+def item_analysis(out: Path, records: dict[str, StoredGrade]) -> list[dict]:
     """item_analysis.csv: per hidden test, its pass rate and its discrimination (the
     correlation of passing it with the rest of the score: near 0 or negative flags a test
     that good students fail as often as weak ones). Returns the rows for the summary."""
-    graded = [records[s].results for s in sorted(records)]
+    graded = [read(records[s].results) for s in sorted(records)]
     items: dict[str, dict] = {}
-    for results in graded:
-        for test in results["tests"]:
-            item = items.setdefault(test["name"], {"test": test["name"], "part": test["tags"][0],
-                                                   "points": test["max_score"], "passed": [],
-                                                   "scores": []})  # fmt: skip
-            item["passed"].append(test["status"] == "passed")
-            item["scores"].append(test["score"])  # a bonus test's points too, though its max_score is 0
-    totals = [results["score"] for results in graded]
+    for grade in graded:
+        for test in grade.tests:
+            new = {"test": test.name, "part": test.part, "points": test.max_score, "passed": [], "scores": []}
+            item = items.setdefault(test.name, new)
+            item["passed"].append(test.passed)
+            item["scores"].append(test.score)  # a bonus test's points too, though its max_score is 0
+    totals = [grade.score for grade in graded]
     rows = []
     for item in items.values():
         passed = item["passed"]

@@ -16,6 +16,7 @@ import sys
 
 from graders import kit, writing
 from graders.escape import json_text, markdown, markdown_text, say
+from graders.results import bonus_points, part_scores, read
 
 SOURCE = kit.ROOT  # the unpacked zip: /autograder/source on Gradescope
 AUTOGRADER = SOURCE.parent
@@ -53,11 +54,11 @@ def main() -> int:
 def summary(results: dict, visibility: str) -> str:
     """The student's overview in Markdown: the upload, the sandbox, and the hidden tests'
     scores only where the instructor made them visible."""
-    tests = results["tests"]
-    upload, hidden = tests[0], tests[1:]
-    extra = results["extra_data"]
+    grade = read(results)
+    upload, hidden = grade.tests[0], grade.tests[1:]
+    extra = grade.extra
     lines = ["### minigrad autograder", ""]
-    if upload["status"] == "passed":
+    if upload.passed:
         lines.append("**Your upload:** found, and every module imports.")
     else:
         lines.append("**Your upload needs attention:** see the first test below.")
@@ -68,19 +69,16 @@ def summary(results: dict, visibility: str) -> str:
     if not hidden:
         lines.append("No hidden test ran, since there was nothing to grade: fix your upload and submit again.")
         return "\n".join(lines)
-    bonus = [t for t in hidden if "bonus" in t["tags"] and t["max_score"] == 0]
-    hidden = [t for t in hidden if t not in bonus]  # an optional extension adds points, not to the maximum
-    total = sum(t["max_score"] for t in hidden)
+    parts = part_scores(hidden)  # an optional extension adds points, not to the maximum
+    total = round(sum(most for _, most in parts.values()), 6)
     lines.append(f"The hidden tests ({total:g} points in all) have run; their results {WHEN[visibility]}.")
     if visibility == "visible":
         lines += ["", "| part | score |", "|---|---|"]
-        for part in dict.fromkeys(t["tags"][0] for t in hidden):
-            got = sum(t["score"] for t in hidden if t["tags"][0] == part)
-            most = sum(t["max_score"] for t in hidden if t["tags"][0] == part)
+        for part, (got, most) in parts.items():
             lines.append(f"| {markdown(part, table=True)} | {got:g} / {most:g} |")
-        lines.append(f"| **total** | **{sum(t['score'] for t in hidden):g} / {total:g}** |")
-        if bonus:
-            lines.append(f"| bonus (optional extensions) | {sum(t['score'] for t in bonus):g} |")
+        lines.append(f"| **total** | **{round(sum(got for got, _ in parts.values()), 6):g} / {total:g}** |")
+        if any(test.bonus for test in hidden):
+            lines.append(f"| bonus (optional extensions) | {bonus_points(hidden):g} |")
     return "\n".join(lines)
 
 
