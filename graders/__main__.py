@@ -1,5 +1,5 @@
 import sys
 
-from graders.cli import main
+from graders.grade_cli import main
 
 sys.exit(main())

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from course.requirements import requirements
 from graders import course_seed, kit
-from graders.cli import VISIBILITIES
+from graders.grade import VISIBILITIES
 from graders.gradescope.run import SECRET, SETTINGS
 
 ROOT = kit.ROOT
