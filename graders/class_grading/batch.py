@@ -1,0 +1,357 @@
+"""One class's grading, from a frozen `ClassOptions` to the files under `--out`: minigrad-class's
+pipeline (cli.py only parses).
+
+Every student is graded by `minigrad-grade` in a process of its own, with flags written by
+`grade.Options.argv` from these options; each grade's files are written as it arrives (so a
+crash or Ctrl-C loses nothing finished), then the class's tables, feedback bundle, summary
+and histogram.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import shlex
+import sys
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+
+from tqdm import tqdm
+
+from graders import grade, intake
+from graders.escape import say
+from graders.parts import PARTS
+
+from . import feedback, gradebook, grading, kit_version, layouts, packing, records, report, tables
+from .records import StoredGrade
+
+GRADEBOOK = "gradebook.db"
+CACHE = ".reference-cache"  # inside --out; a student id never starts with a dot
+
+
+@dataclass(frozen=True)
+class ClassOptions:
+    """What minigrad-class was asked for, once parsed."""
+
+    out: Path
+    seed: int
+    parts: str  # as given: grading.json keeps it, and --resume compares it
+    isolation: str = "auto"
+    official: bool = False
+    jobs: int = 1
+    resume: bool = False
+    gradebook: str | None = None  # a SQLAlchemy URL; None: sqlite:///OUT/gradebook.db
+    scheduler: str | None = None  # a Dask scheduler's address; None: this machine
+    tls: tuple[str | None, str | None, str | None] = (None, None, None)  # CA file, certificate, key
+    due: datetime.datetime | None = None
+    late_policy: tuple[str, float] = ("none", 0.0)
+
+    def grading(self) -> grade.Options:
+        """The options every student's `minigrad-grade` runs with (each job adds its own label)."""
+        return grade.Options(self.seed, tuple(self.parts.split(",")), self.isolation, self.official)
+
+
+def grade_class(options: ClassOptions, expected: list[str], layout: str,
+                submissions: list[layouts.Submission], warnings: list[str]) -> int:  # fmt: skip
+    out, kit, seed = options.out, kit_version.digest(), options.seed
+    wanted = {"seed": seed, "parts": options.parts, "kit": kit}
+    grades = open_gradebook(options.gradebook or f"sqlite:///{out.resolve() / GRADEBOOK}", expected)
+    refused = {s.student: f"upload refused: {s.refused}" for s in submissions if s.refused}
+    members: dict[str, list[str]] = {}  # a group's first submitter: the others, graded with them
+    for s in submissions:
+        if s.graded_as and not s.refused:
+            members.setdefault(s.graded_as, []).append(s.student)
+    before, tasks, kept = {}, [], 0
+    for submission in submissions:
+        previous = records.load(out, submission.student)
+        if previous is not None:
+            before[submission.student] = previous.results
+        if submission.refused or submission.graded_as or submission.folder is None:
+            continue
+        group = [submission.student, *members.get(submission.student, [])]
+        if options.resume and all(_unchanged(records.load(out, s), wanted, submission.folder) for s in group):
+            kept += 1
+            for student in group:
+                if grades:
+                    grades.add(student, records.load(out, student).results)
+            continue
+        for student in group:
+            records.forget(out / student)  # complete again only once this grading is
+        tasks.append(Task(submission.student, submission.folder, _last_seconds(out, submission.student),
+                          submission.source))  # fmt: skip
+    tasks.sort(key=lambda task: -task.seconds)  # the longest first, so none starts last (when known)
+    cache = None if options.scheduler else str(out / CACHE)  # a cluster's workers keep their own
+    flagged: dict[str, str] = {}
+    seen: dict[str, packing.Packed] = {}
+    make_job = partial(_job, base=options.grading(), kit=kit, cache=cache, out=out, flagged=flagged, seen=seen)
+    if options.scheduler:
+        from . import cluster  # imports Dask, an optional extra: only when a cluster is asked for
+
+        pool, slots = cluster.connect(options.scheduler, *options.tls)
+    else:
+        pool, slots = grading.executor(options.jobs), options.jobs
+    done = partial(finish, out=out, wanted=wanted, grades=grades, members=members, seen=seen, flagged=flagged)
+    failed, interrupted = run(tasks, pool, 2 * slots, make_job, done)
+    for primary, others in members.items():
+        failed.update({other: failed[primary] for other in others if primary in failed})
+    students = [s.student for s in submissions]
+    problems = {**refused, **failed}
+    graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in problems}
+    flagged = {s: str(r.grading["flag"]) for s, r in graded.items() if r.grading.get("flag")}  # kept ones too
+    missing = [s for s in expected if s not in students]
+    columns, extra = key_columns(options, submissions, graded)
+    write_tables(out, options.parts.split(","), students, graded, missing, problems, flagged, columns, extra,
+                 {s: before[s] for s in before if s in graded})  # fmt: skip
+    said = [f"{student}: {why}" for student, why in sorted({**flagged, **problems}.items())]
+    facts = {"layout": layout, "seed": seed, "isolation": ", ".join(sorted(_levels(graded))) or "-",
+             "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
+             "errors": len(failed), "missing": missing,
+             "warnings": warnings + copies(seen) + said,
+             "not_on_roster": [s for s in students if expected and s not in expected]}  # fmt: skip
+    for message in close_gradebook(grades):
+        say(f"gradebook: {message}", sys.stderr)
+    items = tables.item_analysis(out, graded)
+    say(report.summary(out, facts, graded, items))
+    if graded:
+        report.histogram(out, graded)
+    print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
+    if interrupted:
+        return 130
+    return _grader_failures(failed, out)
+
+
+def _grader_failures(failed: dict[str, str], out: Path) -> int:
+    """1, said on the last line, when the grader itself gave some students no grade (a
+    student's code cannot: it only costs points), so a class run on a broken machine never
+    ends with 0; else 0."""
+    if not failed:
+        return 0
+    print(f"the grader itself failed, not the code: {len(failed)} without a grade (see {out / 'errors.csv'})",
+          file=sys.stderr)  # fmt: skip
+    return 1
+
+
+def copies(seen: dict[str, packing.Packed]) -> list[str]:
+    """A warning for each upload that held several copies of the package: which was graded."""
+    return [f"{student}: several copies of the package; graded {packed.location or '.'}, not {', '.join(packed.others)}"
+            for student, packed in sorted(seen.items()) if packed.others]  # fmt: skip
+
+
+def key_columns(options: ClassOptions, submissions: list[layouts.Submission],
+                graded: dict[str, StoredGrade]) -> tuple[list[str], dict[str, dict[str, str]]]:  # fmt: skip
+    """grades.csv's columns beyond the grade: the layout's keys, lateness and, with a late
+    policy, the total after it (the raw `total` never changes)."""
+    columns = [*dict.fromkeys(key for s in submissions for key in s.keys), "found_in"]
+    marked = any("canvas_user_id" in s.keys for s in submissions)  # Canvas marks late files itself
+    columns += ["late"] if marked or options.due else []
+    columns += ["submitted_at", "hours_late"] if options.due else []
+    columns += ["total_after_late"] if options.late_policy[0] != "none" else []
+    extra = {}
+    for s in submissions:
+        hours = None
+        if options.due and s.submitted_at is not None:
+            hours = max(0.0, (s.submitted_at - options.due).total_seconds() / 3600)
+        late = s.late or bool(hours)
+        row = {**s.keys, "late": "late" if late else ""}
+        if options.due:
+            row["submitted_at"] = s.submitted_at.isoformat(timespec="seconds") if s.submitted_at else ""
+            row["hours_late"] = "" if hours is None else tables.number(round(hours, 2))
+        if (record := graded.get(s.student)) is not None:
+            row["found_in"] = str(record.grading.get("found_in", ""))
+            row["total_after_late"] = tables.number(after_late(record.results, options.late_policy, late, hours))
+        extra[s.student] = row
+    return columns, extra
+
+
+def after_late(results: dict, policy: tuple[str, float], late: bool, hours: float | None) -> float:
+    """The total under the late policy: `zero` gives 0 to anything late; `per-day:P` takes P%
+    of the maximum per started day (one day when only the LMS's mark says late), never below 0."""
+    total, kind = float(results["score"]), policy[0]
+    if not late or kind == "none":
+        return total
+    if kind == "zero":
+        return 0.0
+    days = math.ceil(hours / 24) if hours else 1
+    return max(0.0, total - days * policy[1] / 100 * float(results["max_score"]))
+
+
+def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path) -> bool:
+    """Whether a grade still stands: same seed, parts and kit, and the same graded files
+    (packed only here, to compare; the grading packs them again when it is submitted)."""
+    if previous is None:
+        return False
+    current = {**wanted, "submission": packing.pack(upload).digest}
+    return all(previous.grading.get(key) == value for key, value in current.items())
+
+
+@dataclass(frozen=True)
+class Task:
+    student: str
+    upload: Path
+    seconds: float  # how long the student's last grading took; 0 when unknown
+    source: str = ""  # the upload where the instructor finds it
+
+
+def _last_seconds(out: Path, student: str) -> float:
+    results = records.read_json(out / student, records.RESULTS) or {}
+    seconds = results.get("execution_time", 0.0)
+    return float(seconds) if isinstance(seconds, int | float) else 0.0
+
+
+def _job(task: Task, base: grade.Options, kit: str, cache: str | None, out: Path, flagged: dict[str, str],
+         seen: dict[str, packing.Packed]) -> grading.Job:  # fmt: skip
+    """The task packed just before it is submitted, so only a window of archives is in memory
+    (`seen` keeps where the package was, without the files). An upload where no package is
+    found is still graded (0, every test saying why) and flagged."""
+    packed = packing.pack(task.upload)
+    seen[task.student] = replace(packed, archive=b"")
+    if not packed.found:
+        flagged[task.student] = not_found(task, out, base.argv())
+    options = replace(base, label=task.source or str(task.upload), refused=tuple(packed.refused)).argv()
+    return grading.Job(task.student, packed.archive, packed.digest, options, kit, cache, task.seconds)
+
+
+def not_found(task: Task, out: Path, options: tuple[str, ...]) -> str:
+    """Why an upload scored 0 without a package, for errors.csv and summary.md: when it holds
+    code, the instructor's flag and the command that regrades it from the folder they choose."""
+    code = [name for name in intake.listing(task.upload, 200) if name.endswith((".py", ".ipynb"))]
+    if not code:
+        held = ", ".join(intake.listing(task.upload, 6)) or "nothing"
+        return f"no minigrad code found (graded 0); the upload holds: {held}"
+    folder = str(Path(code[0]).parent).removeprefix(".")
+    staged = not Path(task.source).is_dir()
+    path = "FOLDER" if staged else shlex.quote(str(Path(task.source, folder)))
+    regrade = f"minigrad-grade {path} --out {shlex.quote(str(out / task.student / 'regraded'))} {shlex.join(options)}"
+    where = f" (FOLDER: {folder or 'the top'} of the unpacked {task.source})" if staged else ""
+    shown = ", ".join(code[:5]) + (", ..." if len(code) > 5 else "")
+    return (
+        f"code found but not graded (graded 0): no minigrad/ folder with .py files and no engine.py "
+        f"in the upload, which holds {shown}; to grade it from the folder you choose: {regrade}{where}"
+    )
+
+
+def open_gradebook(url: str, expected: list[str]) -> gradebook.Writer | None:
+    """nbgrader's gradebook, opened now and fed each grade as it is written, so `nbgrader
+    export` gives the same totals; None (and said) for a SQLite file that is a link."""
+    if url.startswith("sqlite:///") and Path(url.removeprefix("sqlite:///")).is_symlink():
+        print(f"gradebook: {url} is a link; not written through", file=sys.stderr)
+        return None
+    return gradebook.Writer(url, expected or None)
+
+
+def run(tasks: list[Task], pool: Executor, window: int, make_job: Callable[[Task], grading.Job],
+        finish: Callable[[grading.Job, grading.Graded], str | None]) -> tuple[dict[str, str], bool]:  # fmt: skip
+    """Grade `tasks` on `pool`, at most `window` submitted at once, each result written as it
+    arrives (so a crash or Ctrl-C loses nothing finished), with a progress bar; returns each
+    failed student's problem and whether Ctrl-C stopped the run."""
+    failed: dict[str, str] = {}
+    waiting: dict[Future, grading.Job] = {}
+    queue = iter(tasks)
+    try:
+        with tqdm(total=len(tasks), unit="student", desc="grading", dynamic_ncols=True) as bar:
+            while True:
+                while len(waiting) < window and (task := next(queue, None)) is not None:
+                    try:
+                        job = make_job(task)
+                    except Exception as error:  # noqa: BLE001 - one upload's trouble is that student's row
+                        failed[task.student] = f"the upload could not be packed: {type(error).__name__}: {error}"
+                        bar.update()
+                        continue
+                    waiting[pool.submit(grading.grade, job)] = job
+                if not waiting:
+                    break
+                done, _ = wait(waiting, return_when=FIRST_COMPLETED)
+                for future in done:
+                    job = waiting.pop(future)
+                    problem = _problem(future) or _finished(finish, job, future.result())
+                    if problem is not None:
+                        failed[job.student] = problem
+                    bar.update()
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        grading.stop_all()
+        pool.shutdown(wait=True)
+        print("\ninterrupted: finished grades are kept; run again with --resume for the rest", file=sys.stderr)
+        return failed, True
+    pool.shutdown()
+    return failed, False
+
+
+def _finished(finish: Callable[[grading.Job, grading.Graded], str | None], job: grading.Job,
+              graded: grading.Graded) -> str | None:  # fmt: skip
+    """`finish`, with anything it raises made that student's problem: the batch goes on."""
+    try:
+        return finish(job, graded)
+    except Exception as error:  # noqa: BLE001 - the other students' grades must still be written
+        return f"the grade could not be written: {type(error).__name__}: {error}"
+
+
+def _problem(future: Future) -> str | None:
+    """Why a task gave no grade: its own problem, or what the executor says (on a cluster,
+    for example, that the submission's gradings killed every worker they ran on)."""
+    if future.cancelled():
+        return "the grading was cancelled"
+    if (error := future.exception()) is not None:
+        return f"the grading failed: {type(error).__name__}: {error}"
+    return future.result().problem
+
+
+def close_gradebook(grades: gradebook.Writer | None) -> list[str]:
+    """What the gradebook has to say once every grade is in; a database that failed (an
+    unreachable server, an `alembic` stamp cut short by Ctrl-C) is said, and the grade files,
+    tables and report are written all the same."""
+    if grades is None:
+        return []
+    try:
+        return grades.close()
+    except Exception as error:  # noqa: BLE001 - any database failure: the files under --out stand
+        return [f"not written: {type(error).__name__}: {error}; every grade file is; store them again with --resume"]
+
+
+def finish(job: grading.Job, graded: grading.Graded, out: Path, wanted: dict, grades: gradebook.Writer | None,
+           members: dict[str, list[str]], seen: dict[str, packing.Packed],
+           flagged: dict[str, str]) -> str | None:  # fmt: skip
+    """A grade's files under `out`: results.json and report.json, then its feedback, then
+    grading.json (with where the package was found, or why not), which marks it complete;
+    then the grade goes to the gradebook. A group's other submitters get the same grade,
+    each in a folder and a gradebook row of their own."""
+    packed = seen.get(job.student)
+    found_in = "" if packed is None or not packed.found else packed.location or "."
+    try:
+        results = json.loads(graded.results or "")
+    except ValueError:
+        return "results.json is not JSON"
+    for student in (job.student, *members.get(job.student, [])):
+        folder = out / student
+        if folder.is_symlink():
+            return f"{folder} is a symbolic link; nothing was written through it"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        records.write(folder, records.RESULTS, graded.results.encode())
+        records.write(folder, "report.json", (graded.report or "{}\n").encode())
+        if note := feedback.write(folder, student, results):
+            say(f"{student}: {note}; the grade is kept", sys.stderr)
+        graded_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        flag = flagged.get(job.student, "")
+        records.write_grading(folder, {**wanted, "submission": job.digest, "graded_at": graded_at,
+                                       "found_in": found_in, "flag": flag})  # fmt: skip
+        if grades:
+            grades.add(student, results)
+    return None
+
+
+def write_tables(out: Path, parts: list[str], students: list[str], graded: dict[str, StoredGrade], missing: list[str],
+                 problems: dict[str, str], flagged: dict[str, str], columns: list[str],
+                 extra: dict[str, dict[str, str]], before: dict[str, dict]) -> None:  # fmt: skip
+    tables.grades(out, [p for p in PARTS if p in parts], students, graded, missing, problems, flagged, columns, extra)
+    tables.errors(out, {**flagged, **problems})
+    if before:
+        tables.changes(out, before, graded)
+    feedback.write_zip(out, {student: record.results for student, record in graded.items()})
+
+
+def _levels(graded: dict[str, StoredGrade]) -> set[str]:
+    return {str(r.results.get("extra_data", {}).get("isolation", "?")) for r in graded.values()}
