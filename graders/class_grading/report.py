@@ -75,9 +75,9 @@ def common_hints(records: dict[str, StoredGrade]) -> list[tuple[str, int]]:
     counts: Counter[str] = Counter()
     for r in records.values():
         failed = [test.output for test in read(r.results).tests if not test.passed]
-        hints = {line.strip()[len("hint:") :].strip() for output in failed for line in output.splitlines()
-                 if line.strip().startswith("hint:")}  # fmt: skip
-        counts.update(hints)
+        hints = dict.fromkeys(line.strip()[len("hint:") :].strip() for output in failed
+                              for line in output.splitlines() if line.strip().startswith("hint:"))  # fmt: skip
+        counts.update(hints)  # in the order the tests ran: ties are listed the same way every run
     return counts.most_common(HINTS)
 
 
