@@ -16,10 +16,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from graders.gradescope.requirements import requirements
 from graders.parts import COURSE
 
 from .release import ROOT, build
-from .requirements import requirements
 
 TEMPLATES = Path(__file__).resolve().parent / "student_repo"
 WORKFLOW = Path(".github/workflows/classroom.yml")

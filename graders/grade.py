@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from . import context, imports, writing
+from . import upload_check, writing
 from .escape import json_text, say, untrusted
+from .grading_run import GradingRun
 from .isolation import identity, sandbox, selftest
 from .kit import SUITES
 from .parts import PARTS
@@ -60,7 +61,7 @@ class Options:
         return (*flags, *(arg for note in self.refused for arg in ("--refused", note)))
 
 
-def run_suites(run: context.GradingRun, parts: tuple[str, ...], report: Path) -> tuple[Grading, int]:
+def run_suites(run: GradingRun, parts: tuple[str, ...], report: Path) -> tuple[Grading, int]:
     """Run the hidden suites of `parts` with the grading plugin, which keeps each test's record."""
     grading = Grading(run)
     args = [
@@ -128,8 +129,8 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
     seed = options.seed
     workdir, copied = prepare_workdir(submission.resolve(), who)
     copied.refused[:0] = options.refused
-    first = [imports.check(submission, workdir, copied, isolation)] if options.check_imports else []
-    grading_run = context.GradingRun(isolation, workdir, seed, options.reference_cache)
+    first = [upload_check.check(submission, workdir, copied, isolation)] if options.check_imports else []
+    grading_run = GradingRun(isolation, workdir, seed, options.reference_cache)
     if first and not copied.found:
         records = first  # every hidden test failing would only hide the one thing to fix
         (root / "report.json").write_text("{}\n")

@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from . import context, notes, reference_cache
+from . import notes, reference_cache
 from .cases import MAKER, Case
 from .child_loop import run_child
+from .grading_run import GradingRun
 from .judge import GraderError, judge
 from .protocol import Outcome
 from .results import Verdict
@@ -30,7 +31,7 @@ Outcomes = dict[int, tuple[list[Outcome], list[Outcome]]]  # by id(case): refere
 class Grading:
     """The plugin for one grading run: its cases, their outcomes, and the records of its tests."""
 
-    def __init__(self, run: context.GradingRun) -> None:
+    def __init__(self, run: GradingRun) -> None:
         self.run = run
         self.records: list[Verdict] = []
         self.grader_errors: list[str] = []  # a suite's fault, not the student's: no grade is written

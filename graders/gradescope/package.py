@@ -19,9 +19,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-from course.requirements import requirements
 from graders import course_seed, kit
 from graders.grade import VISIBILITIES
+from graders.gradescope.requirements import requirements
 from graders.gradescope.run import SECRET, SETTINGS
 
 ROOT = kit.ROOT
