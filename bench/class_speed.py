@@ -48,8 +48,11 @@ def generate(count: int, folder: Path) -> list[Path]:
 
 def seconds_to_grade(folder: Path, out: Path, *options: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "graders.class_grading.cli", str(folder), "--out", str(out),
-                    "--seed", "0", *options], check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "graders.class_grading.cli", str(folder), "--out", str(out), "--seed", "0", *options],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return time.perf_counter() - start
 
 
@@ -89,8 +92,12 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="class-bench-") as tmp:
         submissions = generate(args.students, Path(tmp) / "class")
-        rows = {f"minigrad-class --jobs {jobs}": seconds_to_grade(Path(tmp) / "class", Path(tmp) / f"out{jobs}",
-                                                                  "--jobs", str(jobs)) for jobs in (1, 2)}  # fmt: skip
+        rows = {
+            f"minigrad-class --jobs {jobs}": seconds_to_grade(
+                Path(tmp) / "class", Path(tmp) / f"out{jobs}", "--jobs", str(jobs)
+            )
+            for jobs in (1, 2)
+        }
         cluster, overhead = cluster_seconds(Path(tmp) / "class", Path(tmp) / "cluster")
         rows["minigrad-class, 2-worker Dask"] = cluster
         rows["nbgrader autograde"] = nbgrader = nbgrader_seconds(submissions)

@@ -23,16 +23,22 @@ TARGET_SECONDS = 3.0
 
 def seconds_to_grade(folder: Path, parts: str, out: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "graders", str(folder), "--out", str(out), "--parts", parts],
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "graders", str(folder), "--out", str(out), "--parts", parts],
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - start
 
 
 def main() -> int:
     specs = ROOT / "tests" / "submissions"
     with tempfile.TemporaryDirectory() as tmp:
-        folders = {name: materialize(specs / spec, Path(tmp) / name) for name, spec in SUBMISSIONS.items()
-                   if (specs / spec).exists()}  # fmt: skip
+        folders = {
+            name: materialize(specs / spec, Path(tmp) / name)
+            for name, spec in SUBMISSIONS.items()
+            if (specs / spec).exists()
+        }
         print(f"{'parts':<32}" + "".join(f"{name:>24}" for name in folders))
         total = {}
         for parts in PARTS:

@@ -39,9 +39,18 @@ from graders.parts import PARTS
 ASSIGNMENT = "minigrad"
 CHECKS = ROOT / "assignments" / "checks"
 CELL_SECONDS = 10
-MIX = ["correct", "bug-add-overwrites-grad", "bug-tanh-derivative", "broken-syntax-error", "bug-mse-sums",
-       "untouched-release", "bug-reversed-topological-order", "broken-missing-nn", "bug-checkpoint-wrong-answers",
-       "attack-infinite-loop"]  # fmt: skip
+MIX = [
+    "correct",
+    "bug-add-overwrites-grad",
+    "bug-tanh-derivative",
+    "broken-syntax-error",
+    "bug-mse-sums",
+    "untouched-release",
+    "bug-reversed-topological-order",
+    "broken-missing-nn",
+    "bug-checkpoint-wrong-answers",
+    "attack-infinite-loop",
+]
 
 SETUP = f"""\
 import os
@@ -93,10 +102,23 @@ def public_check_counts() -> dict[str, int]:
     counts = {}
     for part in PARTS:
         run = subprocess.run(
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-             str(CHECKS / f"test_{part}.py"), "--submission", str(ROOT / "reference")],
-            capture_output=True, text=True, check=True, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                str(CHECKS / f"test_{part}.py"),
+                "--submission",
+                str(ROOT / "reference"),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        )
         counts[part] = int(re.search(r"(\d+) tests? collected", run.stdout).group(1))
     return counts
 
@@ -108,8 +130,10 @@ def source_notebook() -> nbformat.NotebookNode:
     cells += [
         cell("solution", f"file-{path.stem}", f"%%writefile minigrad/{path.name}\n{path.read_text()}") for path in files
     ]
-    cells += [cell("tests", f"checks-{part}", f'public_checks_passed("{part}")', points)
-              for part, points in public_check_counts().items()]  # fmt: skip
+    cells += [
+        cell("tests", f"checks-{part}", f'public_checks_passed("{part}")', points)
+        for part, points in public_check_counts().items()
+    ]
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
     return notebook
@@ -133,9 +157,12 @@ def student_notebook(release: nbformat.NotebookNode, submission: Path, scratch: 
 
 def nbgrader(course: Path, *args: str, check: bool = True) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=course,
+        capture_output=True,
+        text=True,
         env=with_scripts_on_path(os.environ),
-    )  # fmt: skip
+    )
     if check and run.returncode != 0:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{run.stderr[-3000:]}")
 
@@ -193,8 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     specs = list(itertools.islice(itertools.cycle(MIX), args.students))
     with tempfile.TemporaryDirectory(prefix="nbgrader-bench-") as tmp:
-        folders = {f"s{i:03d}-{spec}": materialize(ROOT / "tests" / "submissions" / f"{spec}.json", Path(tmp) / str(i))
-                   for i, spec in enumerate(specs)}  # fmt: skip
+        folders = {
+            f"s{i:03d}-{spec}": materialize(ROOT / "tests" / "submissions" / f"{spec}.json", Path(tmp) / str(i))
+            for i, spec in enumerate(specs)
+        }
         course = Path(tmp) / "course"
         build_course(folders, course)
         seconds = autograde(course)

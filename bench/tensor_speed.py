@@ -142,10 +142,14 @@ def main() -> int:
     vs_torch = tensor / pytorch
     speedup = (scalar / SCALAR_BATCH) / (tensor / BATCH)
     verdict = lambda met: "meets" if met else "MISSES"
-    print(f"\ntensor engine vs PyTorch (1 thread): {vs_torch:.2f}x the time per step, "
-          f"{verdict(vs_torch <= TARGET_VS_TORCH)} the within-{TARGET_VS_TORCH:g}x target")  # fmt: skip
-    print(f"tensor engine vs scalar engine, per sample: {speedup:,.0f}x faster, "
-          f"{verdict(speedup >= TARGET_VS_SCALAR)} the {TARGET_VS_SCALAR:,.0f}x target")  # fmt: skip
+    print(
+        f"\ntensor engine vs PyTorch (1 thread): {vs_torch:.2f}x the time per step, "
+        f"{verdict(vs_torch <= TARGET_VS_TORCH)} the within-{TARGET_VS_TORCH:g}x target"
+    )
+    print(
+        f"tensor engine vs scalar engine, per sample: {speedup:,.0f}x faster, "
+        f"{verdict(speedup >= TARGET_VS_SCALAR)} the {TARGET_VS_SCALAR:,.0f}x target"
+    )
     return 0
 
 

@@ -46,9 +46,11 @@ def install(packages: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     if sys.version_info < OLDEST:
-        print(f"minigrad needs Python >= {'.'.join(map(str, OLDEST))}, and {sys.executable} is "
-              f"{sys.version.split()[0]}: install a newer python3, or name one: make PYTHON=python3.12 ...",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"minigrad needs Python >= {'.'.join(map(str, OLDEST))}, and {sys.executable} is "
+            f"{sys.version.split()[0]}: install a newer python3, or name one: make PYTHON=python3.12 ...",
+            file=sys.stderr,
+        )
         return 1
     parser = argparse.ArgumentParser(prog="python3 -m course.machine", description=__doc__.splitlines()[0])
     parser.add_argument("--stamp", type=Path, help="create this file once done")
@@ -61,9 +63,13 @@ def main(argv: list[str] | None = None) -> int:
         if install(packages):
             absent = []
     if absent:
-        print(f"not installed: {', '.join(packages)}; to install: sudo apt-get install --no-install-recommends "
-              f"{' '.join(packages)}. Meanwhile:", *(f"  {piece}: {WITHOUT[piece]}" for piece in absent),
-              sep="\n", file=sys.stderr)  # fmt: skip
+        print(
+            f"not installed: {', '.join(packages)}; to install: sudo apt-get install --no-install-recommends "
+            f"{' '.join(packages)}. Meanwhile:",
+            *(f"  {piece}: {WITHOUT[piece]}" for piece in absent),
+            sep="\n",
+            file=sys.stderr,
+        )
     if "venv" in absent:
         return 1
     if args.stamp:

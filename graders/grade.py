@@ -66,14 +66,25 @@ def run_suites(run: GradingRun, parts: tuple[str, ...], report: Path) -> tuple[G
     grading = Grading(run)
     args = [
         *(str(SUITES / f"test_{part}.py") for part in parts),
-        "-c", str(SUITES / "pytest.ini"),
-        "-q", "--no-header", "-p", "no:cacheprovider", "--tb=no", "-rN", "--assert=plain",
+        "-c",
+        str(SUITES / "pytest.ini"),
+        "-q",
+        "--no-header",
+        "-p",
+        "no:cacheprovider",
+        "--tb=no",
+        "-rN",
+        "--assert=plain",
         # No student code runs in this process, so it has no unraisable exceptions to report,
         # and that plugin's garbage collections at exit cost a tenth of the parent's time.
-        "-p", "no:unraisableexception",
-        "-p", "pytest_jsonreport.plugin", "--json-report", f"--json-report-file={report}",
+        "-p",
+        "no:unraisableexception",
+        "-p",
+        "pytest_jsonreport.plugin",
+        "--json-report",
+        f"--json-report-file={report}",
         "--json-report-omit=collectors",
-    ]  # fmt: skip
+    ]
     # Only the plugins named here: whatever else is installed (hypothesis, anyio, ...) has no
     # business in a grading run, and loading it triples the start-up time.
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -151,9 +162,18 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
         *(f"{check.name}: {check.status}" for check in first if copied.found),
     ]
     text = summary(records[len(first) :], header, grading_run.notes)
-    extra = {"seed": seed, "isolation": level, "trusted": level != "local", "official": options.official,
-             "self_test": seen, "parts": list(options.parts), "limits": who.describe() if who else "rlimits only",
-             "copied": copied.copied, "refused": copied.refused, "passed_over": passed_over}  # fmt: skip
+    extra = {
+        "seed": seed,
+        "isolation": level,
+        "trusted": level != "local",
+        "official": options.official,
+        "self_test": seen,
+        "parts": list(options.parts),
+        "limits": who.describe() if who else "rlimits only",
+        "copied": copied.copied,
+        "refused": copied.refused,
+        "passed_over": passed_over,
+    }
     results = gradescope(records, time.monotonic() - start, text, extra)
     report = json.loads((root / "report.json").read_bytes())  # pytest-json-report's: it quotes every message
     writing.write_new(out, "report.json", (json_text(report) + "\n").encode())

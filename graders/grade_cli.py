@@ -50,10 +50,13 @@ def main(argv: list[str] | None = None) -> int:
         "--reference-cache", type=Path, help="a folder keeping the reference's answers for gradings with the same seed"
     )
     parser.add_argument(
-        "--refused", action="append", default=[], metavar="NOTE",
+        "--refused",
+        action="append",
+        default=[],
+        metavar="NOTE",
         help="a file refused before SUBMISSION was copied out of the upload (minigrad-class packs uploads); "
         "reported with the grader's own refusals",
-    )  # fmt: skip
+    )
     parser.add_argument("--label", help="the submission's name in the output (default: its path)")
     args = parser.parse_args(argv)
     out = args.out or (GRADESCOPE_RESULTS if GRADESCOPE_RESULTS.parent.is_dir() else None)

@@ -256,5 +256,8 @@ def walk(top: Path, depth: int = SEARCH_DEPTH) -> Iterator[tuple[Path, list[os.D
         looked += len(entries)
         yield folder, [entry for entry in entries if not entry.is_dir(follow_symlinks=False)]
         if level < depth:
-            queue.extend((Path(entry.path), level + 1) for entry in entries
-                         if entry.is_dir(follow_symlinks=False) and not entry.name.startswith((".", "__")))  # fmt: skip
+            queue.extend(
+                (Path(entry.path), level + 1)
+                for entry in entries
+                if entry.is_dir(follow_symlinks=False) and not entry.name.startswith((".", "__"))
+            )

@@ -86,8 +86,10 @@ def explain_error(case: Case, program: Program, error: dict) -> str:
     )
 
 
-WRAP_HINT = ("a plain number reached code that expects a Value: wrap it first, "
-             "`other = other if isinstance(other, Value) else Value(other)`")  # fmt: skip
+WRAP_HINT = (
+    "a plain number reached code that expects a Value: wrap it first, "
+    "`other = other if isinstance(other, Value) else Value(other)`"
+)
 
 
 def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> None:

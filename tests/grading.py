@@ -46,8 +46,11 @@ def grade(submission: Path, out: Path, *args: str, seed: int = 7) -> tuple[subpr
     with grader_tmp() as work:
         run = subprocess.run(
             [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", str(seed), *args],
-            capture_output=True, text=True, timeout=600, env={**os.environ, **SECRET, "TMPDIR": str(work)},
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, **SECRET, "TMPDIR": str(work)},
+        )
         assert run.returncode == 0, run.stderr[-2000:]
     return run, json.loads((out / "results.json").read_text())
 

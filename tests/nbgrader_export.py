@@ -25,8 +25,12 @@ def nbgrader_export(url: str, folder: Path) -> dict[str, dict[str, str]]:
     """Run the real `nbgrader export` (no course config: the folder is empty) and read its CSV."""
     run = subprocess.run(
         [sys.executable, "-m", "nbgrader", "export", "--db", url, "--to", str(folder / "export.csv")],
-        cwd=folder, capture_output=True, text=True, timeout=300, env=with_scripts_on_path(os.environ),
-    )  # fmt: skip
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=with_scripts_on_path(os.environ),
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     with open(folder / "export.csv", newline="") as file:
         return {row["student_id"]: row for row in csv.DictReader(file)}

@@ -40,9 +40,23 @@ def submission(tmp_path: Path, file: str = "", old: str = "", new: str = "") -> 
 
 def check(folder: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """The public checks as `make check` runs them."""
-    command = [sys.executable, "-m", "pytest", str(CHECKS), "--submission", str(folder),
-               "--pictures", str(folder / "pictures"), "-q", "--tb=no", "-rN", "--no-header", "-p", "no:cacheprovider",
-               *args]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(CHECKS),
+        "--submission",
+        str(folder),
+        "--pictures",
+        str(folder / "pictures"),
+        "-q",
+        "--tb=no",
+        "-rN",
+        "--no-header",
+        "-p",
+        "no:cacheprovider",
+        *args,
+    ]
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
 
@@ -106,8 +120,11 @@ def test_an_endless_loop_costs_only_the_checks_that_reach_it(tmp_path: Path) -> 
     lines = (folder / "minigrad" / "engine.py").read_text().splitlines()
     loop = lines.index("        while True:") + 1
     failing = [line for line in run.stdout.splitlines() if line.startswith("    took ")]
-    assert re.fullmatch(r"    took 10\.\d s \(limit 10 s\): slow, or an endless loop in `Value.__neg__` "
-                        rf"\(minigrad/engine.py:({loop}|{loop + 1})\)", failing[0]), failing[0]  # fmt: skip
+    assert re.fullmatch(
+        r"    took 10\.\d s \(limit 10 s\): slow, or an endless loop in `Value.__neg__` "
+        rf"\(minigrad/engine.py:({loop}|{loop + 1})\)",
+        failing[0],
+    ), failing[0]
     later = r"    took 2\.\d s \(limit 2 s once a check has run out of time\): slow, or an endless loop in `Value.__neg"
     assert all(re.match(later, line) for line in failing[1:]), failing
     failed = int(re.search(r"(\d+) failed", run.stdout).group(1))
@@ -122,8 +139,24 @@ def test_the_loop_is_found_in_the_student_code_when_the_checks_sit_beside_it(tmp
     minigrad/: the stopped check is still located in minigrad/, never in the checks' own files."""
     folder = submission(tmp_path, "engine.py", "        return self * -1\n", "        while True:\n            pass\n")
     shutil.copytree(CHECKS, folder / "checks", ignore=shutil.ignore_patterns("__pycache__"))
-    command = [sys.executable, "-m", "pytest", "checks", "-q", "--tb=no", "-rN", "--no-header", "-p",
-               "no:cacheprovider", "--part", "value", "--time-limit", "0.5", "-k", "test_unary_forward"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "checks",
+        "-q",
+        "--tb=no",
+        "-rN",
+        "--no-header",
+        "-p",
+        "no:cacheprovider",
+        "--part",
+        "value",
+        "--time-limit",
+        "0.5",
+        "-k",
+        "test_unary_forward",
+    ]
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     out = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=folder, env=env).stdout
     assert "slow, or an endless loop in `Value.__neg__` (minigrad/engine.py:" in out, out
@@ -135,18 +168,38 @@ def test_a_check_that_sleeps_is_stopped_by_the_clock(tmp_path: Path) -> None:
     start = time.monotonic()
     run = check(folder, "--part", "value", "--time-limit", "0.5", "-k", "test_unary_forward")
     assert time.monotonic() - start < 30
-    said = (r"    waited 3 s, computing only 0\.\d s of it \(limit 3 s of waiting\): a sleep, input\(\) "
-            r"or a wait that never ends in `Value.__neg__` \(minigrad/engine.py:\d+\)")  # fmt: skip
+    said = (
+        r"    waited 3 s, computing only 0\.\d s of it \(limit 3 s of waiting\): a sleep, input\(\) "
+        r"or a wait that never ends in `Value.__neg__` \(minigrad/engine.py:\d+\)"
+    )
     assert re.search(said, run.stdout), run.stdout
 
 
 def test_ctrl_c_says_the_table_is_incomplete(tmp_path: Path) -> None:
     folder = submission(tmp_path, "engine.py", "        return self * -1\n", "        while True:\n            pass\n")
-    command = [sys.executable, "-m", "pytest", str(CHECKS), "--submission", str(folder), "-q", "--tb=no", "-rN",
-               "--no-header", "-p", "no:cacheprovider"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(CHECKS),
+        "--submission",
+        str(folder),
+        "-q",
+        "--tb=no",
+        "-rN",
+        "--no-header",
+        "-p",
+        "no:cacheprovider",
+    ]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(4)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=60)
@@ -164,9 +217,15 @@ def test_an_unknown_part_lists_the_parts(part: str, tmp_path: Path) -> None:
     assert f"there is no part {part!r}; the parts are: {parts}" in run.stderr
 
 
-@pytest.mark.parametrize(("part", "after"), [("1", "part 2, backpropagation"), ("Value", "part 2, backpropagation"),
-                                             ("part 3", "part 4, the Tensor engine"),
-                                             ("tensor", "the checkpoint quiz")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("part", "after"),
+    [
+        ("1", "part 2, backpropagation"),
+        ("Value", "part 2, backpropagation"),
+        ("part 3", "part 4, the Tensor engine"),
+        ("tensor", "the checkpoint quiz"),
+    ],
+)
 def test_a_passing_part_names_the_next_one(part: str, after: str, tmp_path: Path) -> None:
     shutil.copytree(ROOT / "reference" / "minigrad", tmp_path / "minigrad")
     run = check(tmp_path, "--part", part)
@@ -184,10 +243,13 @@ def test_verbose_shows_every_failure(tmp_path: Path) -> None:
     assert verbose.stdout.count("\n* test_") == count
 
 
-@pytest.mark.parametrize(("spec", "failing"), [
-    ("bug-naive-sigmoid", "test_sigmoid_of_a_large_input_does_not_overflow[-1000.0]"),
-    ("bug-train-never-zeroes", "test_train_zeroes_the_gradients_every_step"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("spec", "failing"),
+    [
+        ("bug-naive-sigmoid", "test_sigmoid_of_a_large_input_does_not_overflow[-1000.0]"),
+        ("bug-train-never-zeroes", "test_train_zeroes_the_gradients_every_step"),
+    ],
+)
 def test_bugs_the_lessons_warn_about_fail_a_public_check(spec: str, failing: str, tmp_path: Path) -> None:
     folder = materialize(SPECS / f"{spec}.json", tmp_path / "sub")
     run = check(folder, "--all-failures")
@@ -196,8 +258,12 @@ def test_bugs_the_lessons_warn_about_fail_a_public_check(spec: str, failing: str
 
 
 def test_forgotten_children_are_caught_for_every_operator(tmp_path: Path) -> None:
-    folder = submission(tmp_path, "engine.py", 'Value(self.data + other.data, (self, other), "+")',
-                        'Value(self.data + other.data, (), "+")')  # fmt: skip
+    folder = submission(
+        tmp_path,
+        "engine.py",
+        'Value(self.data + other.data, (self, other), "+")',
+        'Value(self.data + other.data, (), "+")',
+    )
     run = check(folder, "--part", "value", "--all-failures")
     assert "* test_result_remembers_its_inputs[a + b]" in run.stdout
     assert "hint:     pass the inputs as _children when you make the output Value" in run.stdout
@@ -226,9 +292,14 @@ STUDENT_TEXT = [ROOT / "assignments", ROOT / "graders" / "suites", ROOT / "cours
 
 def test_no_student_text_calls_the_course_material_seeds() -> None:
     """'seed' means a random seed or the gradient seed (grad = 1.0), never where the course came from."""
-    found = [f"{path}: {line.strip()}" for folder in STUDENT_TEXT for path in folder.rglob("*") if path.is_file()
-             and path.suffix in (".py", ".md", "") for line in path.read_text(errors="replace").splitlines()
-             if re.search(r"\bthe seeds?'|\bseeds'|\bseed material|\bthe seeds\b", line, re.IGNORECASE)]  # fmt: skip
+    found = [
+        f"{path}: {line.strip()}"
+        for folder in STUDENT_TEXT
+        for path in folder.rglob("*")
+        if path.is_file() and path.suffix in (".py", ".md", "")
+        for line in path.read_text(errors="replace").splitlines()
+        if re.search(r"\bthe seeds?'|\bseeds'|\bseed material|\bthe seeds\b", line, re.IGNORECASE)
+    ]
     assert found == []
 
 
@@ -254,8 +325,13 @@ BEFORE_PART_4 = "ebef3a8^"  # the commit before part 4: its datasets.py has no `
 
 def test_a_datasets_file_from_before_part_4_costs_only_the_digits_check(tmp_path: Path) -> None:
     folder = submission(tmp_path)
-    stale = subprocess.run(["git", "show", f"{BEFORE_PART_4}:reference/minigrad/datasets.py"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    stale = subprocess.run(
+        ["git", "show", f"{BEFORE_PART_4}:reference/minigrad/datasets.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "def digits" not in stale and "def two_moons" in stale
     (folder / "minigrad" / "datasets.py").write_text(stale)
     run = check(folder)
@@ -301,8 +377,24 @@ def test_restore_hints_give_the_path_from_where_make_check_runs(tmp_path: Path) 
     it is `.`: the command in the hint must work where it is typed."""
     folder = submission(tmp_path / "course" / "assignments")
     (folder / "minigrad" / "nn.py").unlink()
-    command = [sys.executable, "-m", "pytest", str(CHECKS), "--submission", "assignments", "--part", "mlp", "-q",
-               "--tb=no", "-rN", "--no-header", "-p", "no:cacheprovider", "--pictures", ""]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(CHECKS),
+        "--submission",
+        "assignments",
+        "--part",
+        "mlp",
+        "-q",
+        "--tb=no",
+        "-rN",
+        "--no-header",
+        "-p",
+        "no:cacheprovider",
+        "--pictures",
+        "",
+    ]
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     out = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path / "course", env=env).stdout
     assert "hint: the assignment comes with it; restore it (`git checkout -- assignments/minigrad/nn.py`)" in out
@@ -311,9 +403,11 @@ def test_restore_hints_give_the_path_from_where_make_check_runs(tmp_path: Path) 
 def test_a_file_the_grader_would_refuse_is_warned_about(tmp_path: Path) -> None:
     from graders import intake
 
-    assert grader_limits_of_the_checks() == {"GRADER_MAX_FILE_BYTES": intake.MAX_FILE_BYTES,
-                                             "GRADER_MAX_FILES": intake.MAX_FILES,
-                                             "GRADER_MAX_TOTAL_BYTES": intake.MAX_TOTAL_BYTES}  # fmt: skip
+    assert grader_limits_of_the_checks() == {
+        "GRADER_MAX_FILE_BYTES": intake.MAX_FILE_BYTES,
+        "GRADER_MAX_FILES": intake.MAX_FILES,
+        "GRADER_MAX_TOTAL_BYTES": intake.MAX_TOTAL_BYTES,
+    }
     folder = submission(tmp_path)
     nn = folder / "minigrad" / "nn.py"
     nn.write_text(nn.read_text() + "\nTABLE = " + repr("x" * 600 * 1024) + "\n")
@@ -330,6 +424,10 @@ def test_a_file_the_grader_would_refuse_is_warned_about(tmp_path: Path) -> None:
 def grader_limits_of_the_checks() -> dict[str, int]:
     """The GRADER_* limits the checks' conftest.py states (read, not run: it is a conftest)."""
     tree = ast.parse((ROOT / "reference" / "checks" / "conftest.py").read_text())
-    return {target.id: eval(compile(ast.Expression(node.value), "conftest.py", "eval"))  # noqa: S307 - our own file
-            for node in tree.body if isinstance(node, ast.Assign)
-            for target in node.targets if isinstance(target, ast.Name) and target.id.startswith("GRADER_")}  # fmt: skip
+    return {
+        target.id: eval(compile(ast.Expression(node.value), "conftest.py", "eval"))  # noqa: S307 - our own file
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name) and target.id.startswith("GRADER_")
+    }

@@ -42,8 +42,11 @@ def grade_class(submissions: Path, out: Path, *options: str, status: int = 0) ->
     with grader_tmp() as work:
         run = subprocess.run(
             [sys.executable, "-m", "graders.class_grading.cli", str(submissions), "--out", str(out), *options],
-            capture_output=True, text=True, timeout=900, env={**os.environ, "TMPDIR": str(work)},
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**os.environ, "TMPDIR": str(work)},
+        )
     assert run.returncode == status, run.stderr[-3000:]
     return run
 
@@ -177,8 +180,13 @@ def classroom(root: Path) -> Path:
     return root
 
 
-LAYOUTS = {"folders": folders, "nbgrader": nbgrader, "gradescope": gradescope, "lms-zip": lms_zip,
-           "classroom": classroom}  # fmt: skip
+LAYOUTS = {
+    "folders": folders,
+    "nbgrader": nbgrader,
+    "gradescope": gradescope,
+    "lms-zip": lms_zip,
+    "classroom": classroom,
+}
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -238,8 +246,18 @@ def test_ctrl_c_keeps_every_finished_grade_and_resume_grades_the_rest(tmp_path: 
     classes, out, parts = tmp_path / "class", tmp_path / "out", "checkpoint,mlp"
     for student, spec in (("a-ada", ADA), ("b-jay", JAY), ("c-nia", NIA)):
         materialize(spec, classes / student)
-    command = [sys.executable, "-m", "graders.class_grading.cli", str(classes), "--out", str(out), "--jobs", "1",
-               "--parts", parts]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "graders.class_grading.cli",
+        str(classes),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--parts",
+        parts,
+    ]
     with grader_tmp() as work:
         process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(work)}
@@ -263,9 +281,11 @@ def test_ctrl_c_keeps_every_finished_grade_and_resume_grades_the_rest(tmp_path: 
     run = grade_class(classes, out, "--jobs", "1", "--parts", parts, "--resume")
     assert "graded now: 2, unchanged and kept: 1" in run.stdout
     assert (out / "a-ada" / "results.json").read_bytes() == ada
-    expected = {student: sum(expected_scores(spec)[part] for part in parts.split(","))
-                + bonus_score(json.loads((out / student / "results.json").read_text()))  # optional extensions
-                for student, spec in (("a-ada", ADA), ("b-jay", JAY), ("c-nia", NIA))}  # fmt: skip
+    expected = {
+        student: sum(expected_scores(spec)[part] for part in parts.split(","))
+        + bonus_score(json.loads((out / student / "results.json").read_text()))  # optional extensions
+        for student, spec in (("a-ada", ADA), ("b-jay", JAY), ("c-nia", NIA))
+    }
     assert totals(out) == expected
 
 

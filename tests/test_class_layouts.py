@@ -19,12 +19,30 @@ from graders.class_grading.students import safe_id, unique
 
 @pytest.mark.parametrize(
     ("raw", "safe"),
-    [("alice", "alice"), ("Bob Jones", "Bob-Jones"), ("../../etc", "etc"), (".hidden", "hidden"), ("..", "student"),
-     ("grades.csv", "grades-csv"), ("émile/ü", "émile-ü"), ("a@b.edu", "a-b-edu"), ("José García", "José-García"),
-     ("Jose\u0301 García", "José-García"), ("-2-3", "2-3"), ("=HYPERLINK(1)", "HYPERLINK-1"), ("+1", "1"),
-     ("@SUM", "SUM"), ("gradebook.db", "gradebook-db"), ("gradebook", "gradebook"), ("s80 a b", "s80-a-b"),
-     ("s80_a_b", "s80-a-b"), ("\u202eevil\x1b[2J", "evil-2J"), ("9" * 4400, "9" * 64), ("", "student")],
-)  # fmt: skip
+    [
+        ("alice", "alice"),
+        ("Bob Jones", "Bob-Jones"),
+        ("../../etc", "etc"),
+        (".hidden", "hidden"),
+        ("..", "student"),
+        ("grades.csv", "grades-csv"),
+        ("émile/ü", "émile-ü"),
+        ("a@b.edu", "a-b-edu"),
+        ("José García", "José-García"),
+        ("Jose\u0301 García", "José-García"),
+        ("-2-3", "2-3"),
+        ("=HYPERLINK(1)", "HYPERLINK-1"),
+        ("+1", "1"),
+        ("@SUM", "SUM"),
+        ("gradebook.db", "gradebook-db"),
+        ("gradebook", "gradebook"),
+        ("s80 a b", "s80-a-b"),
+        ("s80_a_b", "s80-a-b"),
+        ("\u202eevil\x1b[2J", "evil-2J"),
+        ("9" * 4400, "9" * 64),
+        ("", "student"),
+    ],
+)
 def test_student_ids_are_safe_folder_names(raw: str, safe: str) -> None:
     assert safe_id(raw) == safe
 

@@ -41,10 +41,15 @@ def grading_steps(repository: Path) -> list[dict]:
 
 def test_the_workflow_is_valid_for_github(repository):
     run = subprocess.run(
-        [Path(sys.executable).parent / "check-jsonschema", "--builtin-schema", "vendor.github-workflows",
-         str(repository / classroom.WORKFLOW)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            Path(sys.executable).parent / "check-jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            str(repository / classroom.WORKFLOW),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 

@@ -56,9 +56,28 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A self-signed certificate for 127.0.0.1 that is its own authority, as the README makes one."""
     folder = tmp_path_factory.mktemp("tls")
     cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-keyout", str(key),
-                    "-out", str(cert), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return {"--tls-ca-file": str(cert), "--tls-cert": str(cert), "--tls-key": str(key)}
 
 
@@ -80,18 +99,45 @@ def dask_cluster(request: pytest.FixtureRequest, tmp_path: Path, certificates: d
     tls = [arg for pair in certificates.items() for arg in pair]
     logs = tmp_path / "logs"
     logs.mkdir()
-    scheduler = [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--protocol", "tls",
-                 "--no-dashboard", *tls]  # fmt: skip
-    started = [subprocess.Popen(scheduler, stdout=subprocess.DEVNULL, stderr=(logs / "scheduler").open("w"),
-                                env={**os.environ, **settings})]  # fmt: skip
+    scheduler = [
+        str(DASK),
+        "scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--protocol",
+        "tls",
+        "--no-dashboard",
+        *tls,
+    ]
+    started = [
+        subprocess.Popen(
+            scheduler, stdout=subprocess.DEVNULL, stderr=(logs / "scheduler").open("w"), env={**os.environ, **settings}
+        )
+    ]
     workers, folders = {}, {}
     for name in ("w1", "w2"):
         folders[name] = tmp_path / name
         workers[name] = subprocess.Popen(
-            [str(DASK), "worker", address, "--name", name, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-             "--local-directory", str(folders[name]), *tls],
-            stdout=subprocess.DEVNULL, stderr=(logs / name).open("w"), cwd=ROOT,
-        )  # fmt: skip
+            [
+                str(DASK),
+                "worker",
+                address,
+                "--name",
+                name,
+                "--nthreads",
+                "1",
+                "--no-nanny",
+                "--no-dashboard",
+                "--local-directory",
+                str(folders[name]),
+                *tls,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=(logs / name).open("w"),
+            cwd=ROOT,
+        )
         started.append(workers[name])
     try:
         _wait_for_workers(address, certificates, 2)
@@ -143,11 +189,23 @@ def wait_until(condition, seconds: float, what: str) -> float:
     return time.monotonic() - start
 
 
-def test_the_cluster_gives_the_local_grades(dask_cluster: Cluster, certificates: dict[str, str], sample_class: Path,
-                                            local_grades: list[dict[str, str]], tmp_path: Path) -> None:  # fmt: skip
+def test_the_cluster_gives_the_local_grades(
+    dask_cluster: Cluster,
+    certificates: dict[str, str],
+    sample_class: Path,
+    local_grades: list[dict[str, str]],
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "out"
-    run = grade_class(sample_class, out, "--seed", "5", "--scheduler", dask_cluster.address,
-                      *(arg for pair in certificates.items() for arg in pair))  # fmt: skip
+    run = grade_class(
+        sample_class,
+        out,
+        "--seed",
+        "5",
+        "--scheduler",
+        dask_cluster.address,
+        *(arg for pair in certificates.items() for arg in pair),
+    )
     assert "graded now: 15" in run.stdout
     assert without(read_csv(out / "grades.csv"), "graded_at") == without(local_grades, "graded_at")
     assert read_csv(out / "errors.csv") == []
@@ -155,12 +213,22 @@ def test_the_cluster_gives_the_local_grades(dask_cluster: Cluster, certificates:
         assert list(dask_cluster.folders[name].glob("dask-scratch-space/worker-*/minigrad-reference-cache/*.json"))
 
 
-def start_and_kill_w1(dask_cluster: Cluster, certificates: dict[str, str], sample_class: Path,
-                      out: Path) -> tuple[subprocess.Popen, set[str], float]:  # fmt: skip
+def start_and_kill_w1(
+    dask_cluster: Cluster, certificates: dict[str, str], sample_class: Path, out: Path
+) -> tuple[subprocess.Popen, set[str], float]:
     """Grade the sample class on the cluster and kill worker w1 (SIGKILL, by its pid) while it
     grades, once a few grades are in; the students it was grading, and when it was killed."""
-    command = [*CLASS_COMMAND, str(sample_class), "--out", str(out), "--seed", "5", "--scheduler",
-               dask_cluster.address, *(arg for pair in certificates.items() for arg in pair)]  # fmt: skip
+    command = [
+        *CLASS_COMMAND,
+        str(sample_class),
+        "--out",
+        str(out),
+        "--seed",
+        "5",
+        "--scheduler",
+        dask_cluster.address,
+        *(arg for pair in certificates.items() for arg in pair),
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     w1 = dask_cluster.folders["w1"]
     wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 3 and gradings_under(w1), 300, "a grading on w1")
@@ -171,9 +239,13 @@ def start_and_kill_w1(dask_cluster: Cluster, certificates: dict[str, str], sampl
     return process, students, killed_at
 
 
-def test_a_killed_worker_s_gradings_finish_on_the_other(dask_cluster: Cluster, certificates: dict[str, str],
-                                                        sample_class: Path, local_grades: list[dict[str, str]],
-                                                        tmp_path: Path) -> None:  # fmt: skip
+def test_a_killed_worker_s_gradings_finish_on_the_other(
+    dask_cluster: Cluster,
+    certificates: dict[str, str],
+    sample_class: Path,
+    local_grades: list[dict[str, str]],
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "out"
     process, students, killed_at = start_and_kill_w1(dask_cluster, certificates, sample_class, out)
     took = wait_until(lambda: all((out / s / "grading.json").exists() for s in students), 120, "w1's students")
@@ -212,14 +284,27 @@ def test_a_grading_that_kills_its_workers_is_an_error_and_the_batch_goes_on(
 
 
 @pytest.mark.parametrize("dask_cluster", [{"DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "5s"}], indirect=True)
-def test_a_hung_worker_is_dropped_after_worker_ttl(dask_cluster: Cluster, certificates: dict[str, str],
-                                                   sample_class: Path, local_grades: list[dict[str, str]],
-                                                   tmp_path: Path) -> None:  # fmt: skip
+def test_a_hung_worker_is_dropped_after_worker_ttl(
+    dask_cluster: Cluster,
+    certificates: dict[str, str],
+    sample_class: Path,
+    local_grades: list[dict[str, str]],
+    tmp_path: Path,
+) -> None:
     """w1 frozen (SIGSTOP) mid-grading stops answering the scheduler's heartbeats; after the
     scheduler's worker-ttl (5 s here) it is dropped and its gradings are rerun on w2."""
     out, w1 = tmp_path / "out", dask_cluster.folders["w1"]
-    command = [*CLASS_COMMAND, str(sample_class), "--out", str(out), "--seed", "5", "--scheduler",
-               dask_cluster.address, *(arg for pair in certificates.items() for arg in pair)]  # fmt: skip
+    command = [
+        *CLASS_COMMAND,
+        str(sample_class),
+        "--out",
+        str(out),
+        "--seed",
+        "5",
+        "--scheduler",
+        dask_cluster.address,
+        *(arg for pair in certificates.items() for arg in pair),
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 3 and gradings_under(w1), 300, "a grading on w1")
     students = set(gradings_under(w1).values())
@@ -235,12 +320,25 @@ def test_a_hung_worker_is_dropped_after_worker_ttl(dask_cluster: Cluster, certif
     wait_until(lambda: not gradings_under(w1), 30, "the frozen worker's gradings to end")
 
 
-def test_ctrl_c_stops_every_grading_on_every_worker(dask_cluster: Cluster, certificates: dict[str, str],
-                                                   sample_class: Path, local_grades: list[dict[str, str]],
-                                                   tmp_path: Path) -> None:  # fmt: skip
+def test_ctrl_c_stops_every_grading_on_every_worker(
+    dask_cluster: Cluster,
+    certificates: dict[str, str],
+    sample_class: Path,
+    local_grades: list[dict[str, str]],
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "out"
-    command = [*CLASS_COMMAND, str(sample_class), "--out", str(out), "--seed", "5", "--scheduler",
-               dask_cluster.address, *(arg for pair in certificates.items() for arg in pair)]  # fmt: skip
+    command = [
+        *CLASS_COMMAND,
+        str(sample_class),
+        "--out",
+        str(out),
+        "--seed",
+        "5",
+        "--scheduler",
+        dask_cluster.address,
+        *(arg for pair in certificates.items() for arg in pair),
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     running = lambda: [pid for folder in dask_cluster.folders.values() for pid in gradings_under(folder)]  # noqa: E731
     wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 2 and len(running()) == 2, 300, "two gradings")
@@ -249,8 +347,9 @@ def test_ctrl_c_stops_every_grading_on_every_worker(dask_cluster: Cluster, certi
     assert process.returncode == 130, stderr[-2000:]
     wait_until(lambda: not running(), 10, "every grading on the workers to stop")
     assert leftover_processes() == []
-    finished = {row["student"]: row for row in without(read_csv(out / "grades.csv"), "graded_at")
-                if row["status"] == "graded"}  # fmt: skip
+    finished = {
+        row["student"]: row for row in without(read_csv(out / "grades.csv"), "graded_at") if row["status"] == "graded"
+    }
     assert 2 <= len(finished) < 15
     expected = {row["student"]: row for row in without(local_grades, "graded_at")}
     assert finished == {student: expected[student] for student in finished}
@@ -280,8 +379,13 @@ def test_the_local_pool_never_imports_dask(tmp_path: Path) -> None:
         f"import sys; from graders.class_grading import cli; status = cli.main({argv!r}); "
         "print(status, 'distributed' in sys.modules, 'dask' in sys.modules)"
     )
-    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
-                         env={k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"})  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"},
+    )
     assert run.stdout.strip().splitlines()[-1] == "0 False False", run.stderr[-2000:]
 
 

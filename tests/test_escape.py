@@ -115,8 +115,20 @@ def test_html_escapes_everything_and_shows_hidden_characters(text: str) -> None:
 
 
 def test_csv_cells_never_start_a_formula_and_numbers_stay_numbers() -> None:
-    formulas = ["=1+2", "+1", "-2-3", "@SUM(A1)", "\tx", "\rx", "  =1+2", "\xa0\u3000=1", " \t@x", "\uff1dcmd", "-",
-                "-1.5e+3x"]  # fmt: skip
+    formulas = [
+        "=1+2",
+        "+1",
+        "-2-3",
+        "@SUM(A1)",
+        "\tx",
+        "\rx",
+        "  =1+2",
+        "\xa0\u3000=1",
+        " \t@x",
+        "\uff1dcmd",
+        "-",
+        "-1.5e+3x",
+    ]
     for text in formulas:
         assert escape.csv_cell(text).startswith("'"), text
     for number in ["-1.5", "0", "122", "-3", "1e-07", "0.500"]:

@@ -62,8 +62,9 @@ def test_nbgrader_export_gives_the_kits_totals(
     assert store(url, class_results, roster) == ["cy: not on the roster; graded and added to the gradebook anyway"]
     rows = nbgrader_export(url, tmp_path)
     assert {s: float(row["score"]) for s, row in rows.items()} == {
-        **{s: r["score"] for s, r in class_results.items()}, "dee": 0.0,
-    }  # fmt: skip
+        **{s: r["score"] for s, r in class_results.items()},
+        "dee": 0.0,
+    }
     assert {float(row["max_score"]) for row in rows.values()} == {sum(POINTS.values())}
     assert {row["assignment"] for row in rows.values()} == {ASSIGNMENT}
     with Gradebook(url) as gradebook:

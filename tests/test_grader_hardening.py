@@ -108,8 +108,9 @@ def start_grading(spec: str, tmp_path: Path, *args: str) -> subprocess.Popen:
     out = tmp_path / f"out-{spec}"
     return subprocess.Popen(
         [sys.executable, "-m", "graders", str(submission), "--out", str(out), "--seed", "7", *args],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 def finished(grading: subprocess.Popen, out: Path) -> dict:
@@ -124,8 +125,12 @@ def test_processes_held_by_one_grading_cannot_downgrade_another(tmp_path: Path) 
     _, results = grade(correct(tmp_path), tmp_path / "out", "--official")
     assert results["score"] - bonus_score(results) == FULL and results["extra_data"]["isolation"] == STRONG[0]
     assert part_scores(finished(holder, tmp_path / "out-attack-hold-processes")) == {
-        "value": 28, "backward": 4, "mlp": 0, "tensor": 32.5, "checkpoint": 11,
-    }  # fmt: skip
+        "value": 28,
+        "backward": 4,
+        "mlp": 0,
+        "tensor": 32.5,
+        "checkpoint": 11,
+    }
     assert leftover_processes() == []
 
 
@@ -330,8 +335,10 @@ def test_sigterm_still_cleans_up_everything(tmp_path: Path) -> None:
     with grader_tmp() as work:
         grading = subprocess.Popen(
             [sys.executable, "-m", "graders", str(submission), "--out", str(tmp_path / "out"), "--seed", "7"],
-            env={**os.environ, "TMPDIR": str(work)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            env={**os.environ, "TMPDIR": str(work)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 60
         while not child_processes_of_grading(tmp_path / "out") and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -150,10 +150,21 @@ def test_each_part_is_worth_what_the_registry_says(tmp_path: Path) -> None:
 
 def test_official_refuses_the_local_level(tmp_path: Path) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "graders", str(tmp_path), "--out", str(tmp_path / "out"), "--official",
-         "--isolation", "local"], capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "graders",
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "out"),
+            "--official",
+            "--isolation",
+            "local",
+        ],
+        capture_output=True,
+        text=True,
         env={**os.environ, course_seed.SECRET_VARIABLE: "correct horse battery staple"},
-    )  # fmt: skip
+    )
     assert run.returncode == 2 and not (tmp_path / "out" / "results.json").exists()
     assert "official grading needs the bwrap or user level, and neither passed its self-test" in run.stderr
 
@@ -163,12 +174,17 @@ def test_official_grades_use_the_course_seed_and_need_its_secret(tmp_path: Path)
     secret = tmp_path / "course-secret"
     secret.write_text("correct horse battery staple\n")
     command = [sys.executable, "-m", "graders", str(submission), "--parts", "checkpoint", "--official"]
-    without = subprocess.run([*command, "--out", str(tmp_path / "none")], capture_output=True, text=True,
-                             env={k: v for k, v in os.environ.items() if k != course_seed.SECRET_VARIABLE})  # fmt: skip
+    without = subprocess.run(
+        [*command, "--out", str(tmp_path / "none")],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != course_seed.SECRET_VARIABLE},
+    )
     assert without.returncode == 2 and "official grading needs the course secret" in without.stderr
     seeds = []
     for out in ("a", "b"):
-        subprocess.run([*command, "--out", str(tmp_path / out), "--secret-file", str(secret)], check=True,
-                       capture_output=True)  # fmt: skip
+        subprocess.run(
+            [*command, "--out", str(tmp_path / out), "--secret-file", str(secret)], check=True, capture_output=True
+        )
         seeds.append(json.loads((tmp_path / out / "results.json").read_text())["extra_data"]["seed"])
     assert seeds[0] == seeds[1] == course_seed.official_seed("correct horse battery staple")

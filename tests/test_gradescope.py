@@ -65,10 +65,28 @@ def run_autograder(root: Path, *bwrap_options: str) -> dict:
             view += ["--symlink", os.readlink(entry)] if entry.is_symlink() else ["--bind", str(entry)]
             view.append(str(entry))
     run = subprocess.run(
-        ["bwrap", "--die-with-parent", *bwrap_options, *view, "--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc",
-         "--bind", str(root), "/autograder", "--chdir", "/autograder", "/autograder/run_autograder"],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            "bwrap",
+            "--die-with-parent",
+            *bwrap_options,
+            *view,
+            "--dev-bind",
+            "/dev",
+            "/dev",
+            "--bind",
+            "/proc",
+            "/proc",
+            "--bind",
+            str(root),
+            "/autograder",
+            "--chdir",
+            "/autograder",
+            "/autograder/run_autograder",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads((root / "results" / "results.json").read_text())
 
@@ -197,12 +215,17 @@ def test_a_secret_that_is_empty_or_that_git_would_commit_is_refused(tmp_path, wh
 @pytest.mark.parametrize(
     "spec, lines",
     [
-        ("broken-import-time-exception", ["  engine.py: RuntimeError: left-over debugging code (engine.py, line 326)",
-                                          "  __init__.py: imports",
-                                          "  checkpoint.py: imports"]),
+        (
+            "broken-import-time-exception",
+            [
+                "  engine.py: RuntimeError: left-over debugging code (engine.py, line 326)",
+                "  __init__.py: imports",
+                "  checkpoint.py: imports",
+            ],
+        ),
         ("broken-missing-nn", ["missing: nn.py (the tests that use them will fail)", "  engine.py: imports"]),
     ],
-)  # fmt: skip
+)
 def test_the_import_check_names_the_error_with_its_file_and_line_or_the_missing_file(tmp_path, spec, lines):
     submission = materialize(SPECS / f"{spec}.json", tmp_path / "built")
     _, results = grade(submission, tmp_path / "out", "--check-imports", "--parts", "checkpoint", "--isolation", "local")

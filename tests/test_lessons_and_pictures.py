@@ -42,8 +42,13 @@ def test_each_lesson_sends_students_where_make_check_does(part) -> None:
 def milestone() -> tuple[dict, float]:
     """The public milestone's settings, as the check file states them."""
     tree = ast.parse((ROOT / "reference" / "checks" / "test_mlp.py").read_text())
-    found = {t.id: ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-             for t in node.targets if isinstance(t, ast.Name) and t.id in ("MILESTONE", "BEST_LINE")}  # fmt: skip
+    found = {
+        t.id: ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name) and t.id in ("MILESTONE", "BEST_LINE")
+    }
     return found["MILESTONE"], found["BEST_LINE"]
 
 

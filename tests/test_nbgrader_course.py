@@ -33,9 +33,13 @@ COMMITTED = ("reference", "assignments")
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env=with_scripts_on_path(os.environ),
-    )  # fmt: skip
+    )
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:

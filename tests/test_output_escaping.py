@@ -183,8 +183,17 @@ def test_file_names_in_an_upload_without_a_package_reach_no_output_raw(tmp_path:
         (upload / name).write_text("x = 1\n")
     with open(bytes(upload) + b"/bad\xff\xfe<script>.txt", "w") as file:  # a name that is not UTF-8
         file.write("x\n")
-    graded = run(sys.executable, "-m", "graders", str(upload), "--out", str(tmp_path / "out"), "--parts", "value",
-                 "--check-imports")  # fmt: skip
+    graded = run(
+        sys.executable,
+        "-m",
+        "graders",
+        str(upload),
+        "--out",
+        str(tmp_path / "out"),
+        "--parts",
+        "value",
+        "--check-imports",
+    )
     assert graded.returncode == 0, graded.stderr[-3000:]
     written = (tmp_path / "out" / "results.json").read_bytes()
     assert_clean("results.json", written)
@@ -202,9 +211,21 @@ def test_feedback_that_cannot_be_written_is_said_never_raised(tmp_path: Path) ->
     assert feedback.write(folder, "student", {"score": 1.0, "tests": [{"status": "failed"}]}).startswith(
         "feedback not written: KeyError"
     )
-    attack = {"score": 1.0, "max_score": 2.0, "output": "note: \ud800 <b>x</b>\x1b[2J",
-              "tests": [{"name": "value: a [a]", "tags": ["value"], "score": 0.0, "max_score": 1.0,
-                         "status": "failed", "output": "lone \ud800 <script>\x1b[1A"}]}  # fmt: skip
+    attack = {
+        "score": 1.0,
+        "max_score": 2.0,
+        "output": "note: \ud800 <b>x</b>\x1b[2J",
+        "tests": [
+            {
+                "name": "value: a [a]",
+                "tags": ["value"],
+                "score": 0.0,
+                "max_score": 1.0,
+                "status": "failed",
+                "output": "lone \ud800 <script>\x1b[1A",
+            }
+        ],
+    }
     assert feedback.write(folder, "student", attack) is None  # read back from an old results.json, raw
     for name in ("feedback.md", "feedback.html"):
         assert_clean(name, (folder / name).read_bytes())
@@ -223,7 +244,9 @@ def test_gradescope_says_the_graders_words_as_text(tmp_path: Path) -> None:
     passed over, are prose or code, never HTML, a link or a heading."""
     reason = "cannot grade: [x](http://evil) <img src=x onerror=alert(1)>\n# h\x1b[2J \ud800\n"
     passed_over = "<script>alert(1)</script> [l](http://e)"
-    results = {"tests": [{"status": "passed", "tags": ["submission"], "max_score": 0, "score": 0}],
-               "extra_data": {"isolation": "bwrap", "passed_over": passed_over}}  # fmt: skip
+    results = {
+        "tests": [{"status": "passed", "tags": ["submission"], "max_score": 0, "score": 0}],
+        "extra_data": {"isolation": "bwrap", "passed_over": passed_over},
+    }
     for text in (run_autograder.no_grade(reason)["output"], run_autograder.summary(results, "visible")):
         assert_clean("gradescope.md", text.encode())

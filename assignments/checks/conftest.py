@@ -118,8 +118,10 @@ def load_problem(exc: BaseException, module: str, folder: Path) -> str:
     if isinstance(exc, SyntaxError):
         where = _relative(exc.filename or "", folder)
         shown = f"\n    {exc.text.strip()}" if exc.text else ""
-        return (f"{where}, line {exc.lineno}: {type(exc).__name__}: {exc.msg}{shown}\n"
-                "hint: Python could not read this file: fix that line (or the one just above it)")  # fmt: skip
+        return (
+            f"{where}, line {exc.lineno}: {type(exc).__name__}: {exc.msg}{shown}\n"
+            "hint: Python could not read this file: fix that line (or the one just above it)"
+        )
     frame_line = _student_frame(exc.__traceback__, folder)
     where = f"{_relative(frame_line[0].f_code.co_filename, folder)}, line {frame_line[1]}" if frame_line else module
     if isinstance(exc, ModuleNotFoundError):
@@ -150,12 +152,16 @@ def grader_warnings(package: Path) -> list[str]:
                 f"hint: keep each file under {kib} KiB: no data, pasted output or generated code in minigrad/"
             )
     if len(files) > GRADER_MAX_FILES:
-        warnings.append(f"minigrad/ has {len(files)} .py files: the grader reads only the first {GRADER_MAX_FILES}\n"
-                        "hint: keep only the assignment's files (and a few of your own) in minigrad/")  # fmt: skip
+        warnings.append(
+            f"minigrad/ has {len(files)} .py files: the grader reads only the first {GRADER_MAX_FILES}\n"
+            "hint: keep only the assignment's files (and a few of your own) in minigrad/"
+        )
     if (total := sum(p.stat().st_size for p in files)) > GRADER_MAX_TOTAL_BYTES:
         mib = GRADER_MAX_TOTAL_BYTES // 1024**2
-        warnings.append(f"minigrad/ holds {total / 1024**2:.1f} MiB of .py files: the grader stops reading at "
-                        f"{mib} MiB\nhint: keep minigrad/ small: no data or generated code in it")  # fmt: skip
+        warnings.append(
+            f"minigrad/ holds {total / 1024**2:.1f} MiB of .py files: the grader stops reading at "
+            f"{mib} MiB\nhint: keep minigrad/ small: no data or generated code in it"
+        )
     return warnings
 
 
@@ -205,8 +211,10 @@ def _where(frame_line, folder: Path) -> str:
     return f"`{name}` ({_relative(code.co_filename, folder)}:{line})"
 
 
-WRAP_HINT = ("hint: a plain number reached code that expects a Value: wrap it first, "
-             "`other = other if isinstance(other, Value) else Value(other)`")  # fmt: skip
+WRAP_HINT = (
+    "hint: a plain number reached code that expects a Value: wrap it first, "
+    "`other = other if isinstance(other, Value) else Value(other)`"
+)
 
 
 def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
@@ -234,15 +242,18 @@ def over_time(exc: CheckTookTooLong, frame_line, folder: Path) -> str:
     where = _where(frame_line, folder) if frame_line else "your code"
     limit = f"limit {exc.limit:g} s" + (" once a check has run out of time" if exc.shortened else "")
     if exc.computing:
-        return (f"took {exc.used:.1f} s ({limit}): slow, or an endless loop in {where}\n"
-                f"hint: {LOOP_HINT}")  # fmt: skip
-    return (f"waited {exc.used:.0f} s, computing only {exc.cpu:.1f} s of it ({limit} of waiting): "
-            f"a sleep, input() or a wait that never ends in {where}\n"
-            "hint: no check needs sleep() or input(): take them out of minigrad/")  # fmt: skip
+        return f"took {exc.used:.1f} s ({limit}): slow, or an endless loop in {where}\nhint: {LOOP_HINT}"
+    return (
+        f"waited {exc.used:.0f} s, computing only {exc.cpu:.1f} s of it ({limit} of waiting): "
+        f"a sleep, input() or a wait that never ends in {where}\n"
+        "hint: no check needs sleep() or input(): take them out of minigrad/"
+    )
 
 
-LOOP_HINT = ("a loop whose condition never changes, two operators that call each other (`__sub__` through "
-             "`__neg__` through `__sub__`), or a Python loop over entries where one NumPy call would do")  # fmt: skip
+LOOP_HINT = (
+    "a loop whose condition never changes, two operators that call each other (`__sub__` through "
+    "`__neg__` through `__sub__`), or a Python loop over entries where one NumPy call would do"
+)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -359,8 +370,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         write("Before you submit, fix what is listed under `before you submit`.")
 
 
-def closing(chosen: list[Part], results: dict, unloaded: dict, failing: list[Part], interrupted: bool,
-            hidden: int) -> list[str]:  # fmt: skip
+def closing(
+    chosen: list[Part], results: dict, unloaded: dict, failing: list[Part], interrupted: bool, hidden: int
+) -> list[str]:
     """What to do next, in words."""
     if interrupted:
         return ["Interrupted before every check ran: the table covers only the checks that did."]
@@ -376,21 +388,29 @@ def closing(chosen: list[Part], results: dict, unloaded: dict, failing: list[Par
             lines = ["The extensions are optional: each one that passes its hidden tests adds bonus points."]
         elif not any(r.passed for reports in results.values() for r in reports) and not unloaded:
             start = chosen[0] if len(chosen) == 1 else PARTS[0]  # the part asked for, or the first
-            lines = [f"Nothing passes yet, which is where everyone starts. Begin with {start.label}:",
-                     f"read {start.lesson}, fill the holes it names, then run",
-                     f"`make check PART={start.name}`."]  # fmt: skip
+            lines = [
+                f"Nothing passes yet, which is where everyone starts. Begin with {start.label}:",
+                f"read {start.lesson}, fill the holes it names, then run",
+                f"`make check PART={start.name}`.",
+            ]
         return lines
     if chosen == [EXTENSIONS]:
         return ["The optional extensions pass every public check: their hidden tests add bonus points."]
     if len(chosen) == 1:
         part, after = chosen[0], following(chosen[0])
         if after is None:
-            return [f"{_sentence(part.label)} passes every public check. That was the last part:",
-                    "run `make check` for every part, then submit."]  # fmt: skip
-        return [f"{_sentence(part.label)} passes every public check. Next: {after.label}:",
-                f"read {after.lesson}, then `make check PART={after.name}`."]  # fmt: skip
-    return ["Every public check passes. Submit when ready: the hidden tests check more.",
-            f"Optional extensions for bonus points: {EXTENSIONS.lesson}, `make check PART=extensions`."]  # fmt: skip
+            return [
+                f"{_sentence(part.label)} passes every public check. That was the last part:",
+                "run `make check` for every part, then submit.",
+            ]
+        return [
+            f"{_sentence(part.label)} passes every public check. Next: {after.label}:",
+            f"read {after.lesson}, then `make check PART={after.name}`.",
+        ]
+    return [
+        "Every public check passes. Submit when ready: the hidden tests check more.",
+        f"Optional extensions for bonus points: {EXTENSIONS.lesson}, `make check PART=extensions`.",
+    ]
 
 
 def _sentence(text: str) -> str:

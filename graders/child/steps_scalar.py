@@ -7,8 +7,17 @@ import operator
 from steps import Run, error_type, number, reader, step
 
 BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": operator.pow}
-UNARY = {"neg": operator.neg, "exp": "exp", "log": "log", "tanh": "tanh", "relu": "relu", "sigmoid": "sigmoid",
-         "sin": "sin", "cos": "cos", "sqrt": "sqrt"}  # fmt: skip
+UNARY = {
+    "neg": operator.neg,
+    "exp": "exp",
+    "log": "log",
+    "tanh": "tanh",
+    "relu": "relu",
+    "sigmoid": "sigmoid",
+    "sin": "sin",
+    "cos": "cos",
+    "sqrt": "sqrt",
+}
 MAX_NODES = 1_000_000
 
 

@@ -13,8 +13,14 @@ import os
 from steps import Run, array, error_type, reader, step
 
 DIGITS = "digits.csv.gz"  # handed to the child by the parent, beside runner.py
-BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "@": operator.matmul,
-          "**": operator.pow}  # fmt: skip
+BINARY = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "@": operator.matmul,
+    "**": operator.pow,
+}
 METHODS = {"exp", "log", "tanh", "relu", "sigmoid", "sum", "mean", "reshape", "transpose"}
 
 

@@ -300,8 +300,9 @@ def _zip(archive: Path, folder: Path, budget: Budget) -> list[Path]:
     return written
 
 
-def copy_member(bundle: zipfile.ZipFile, info: zipfile.ZipInfo, folder: Path, path: PurePosixPath,
-                budget: Budget) -> Path | None:  # fmt: skip
+def copy_member(
+    bundle: zipfile.ZipFile, info: zipfile.ZipInfo, folder: Path, path: PurePosixPath, budget: Budget
+) -> Path | None:
     """One zip member written at `folder/path` when grading can use it (code, an archive);
     its claims checked first. Returns the file written, or None."""
     kind = stat.S_IFMT(info.external_attr >> 16)

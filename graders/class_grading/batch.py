@@ -55,8 +55,9 @@ class ClassOptions:
         return grade.Options(self.seed, tuple(self.parts.split(",")), self.isolation, self.official)
 
 
-def grade_class(options: ClassOptions, expected: list[str], layout: str,
-                submissions: list[layouts.Submission], warnings: list[str]) -> int:  # fmt: skip
+def grade_class(
+    options: ClassOptions, expected: list[str], layout: str, submissions: list[layouts.Submission], warnings: list[str]
+) -> int:
     out, kit, seed = options.out, kit_version.digest(), options.seed
     wanted = {"seed": seed, "parts": options.parts, "kit": kit}
     grades = open_gradebook(options.gradebook or f"sqlite:///{out.resolve() / GRADEBOOK}", expected)
@@ -81,8 +82,9 @@ def grade_class(options: ClassOptions, expected: list[str], layout: str,
             continue
         for student in group:
             records.forget(out / student)  # complete again only once this grading is
-        tasks.append(Task(submission.student, submission.folder, _last_seconds(out, submission.student),
-                          submission.source))  # fmt: skip
+        tasks.append(
+            Task(submission.student, submission.folder, _last_seconds(out, submission.student), submission.source)
+        )
     tasks.sort(key=lambda task: -task.seconds)  # the longest first, so none starts last (when known)
     cache = None if options.scheduler else str(out / CACHE)  # a cluster's workers keep their own
     flagged: dict[str, str] = {}
@@ -104,14 +106,31 @@ def grade_class(options: ClassOptions, expected: list[str], layout: str,
     flagged = {s: str(r.grading["flag"]) for s, r in graded.items() if r.grading.get("flag")}  # kept ones too
     missing = [s for s in expected if s not in students]
     columns, extra = key_columns(options, submissions, graded)
-    write_tables(out, options.parts.split(","), students, graded, missing, problems, flagged, columns, extra,
-                 {s: before[s] for s in before if s in graded})  # fmt: skip
+    write_tables(
+        out,
+        options.parts.split(","),
+        students,
+        graded,
+        missing,
+        problems,
+        flagged,
+        columns,
+        extra,
+        {s: before[s] for s in before if s in graded},
+    )
     said = [f"{student}: {why}" for student, why in sorted({**flagged, **problems}.items())]
-    facts = {"layout": layout, "seed": seed, "isolation": ", ".join(sorted(_levels(graded))) or "-",
-             "submissions": len(submissions), "graded": sum(t.student in graded for t in tasks), "kept": kept,
-             "errors": len(failed), "missing": missing,
-             "warnings": warnings + copies(seen) + said,
-             "not_on_roster": [s for s in students if expected and s not in expected]}  # fmt: skip
+    facts = {
+        "layout": layout,
+        "seed": seed,
+        "isolation": ", ".join(sorted(_levels(graded))) or "-",
+        "submissions": len(submissions),
+        "graded": sum(t.student in graded for t in tasks),
+        "kept": kept,
+        "errors": len(failed),
+        "missing": missing,
+        "warnings": warnings + copies(seen) + said,
+        "not_on_roster": [s for s in students if expected and s not in expected],
+    }
     for message in close_gradebook(grades):
         say(f"gradebook: {message}", sys.stderr)
     items = tables.item_analysis(out, graded)
@@ -130,19 +149,25 @@ def _grader_failures(failed: dict[str, str], out: Path) -> int:
     ends with 0; else 0."""
     if not failed:
         return 0
-    print(f"the grader itself failed, not the code: {len(failed)} without a grade (see {out / 'errors.csv'})",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"the grader itself failed, not the code: {len(failed)} without a grade (see {out / 'errors.csv'})",
+        file=sys.stderr,
+    )
     return 1
 
 
 def copies(seen: dict[str, packing.Packed]) -> list[str]:
     """A warning for each upload that held several copies of the package: which was graded."""
-    return [f"{student}: several copies of the package; graded {packed.location or '.'}, not {', '.join(packed.others)}"
-            for student, packed in sorted(seen.items()) if packed.others]  # fmt: skip
+    return [
+        f"{student}: several copies of the package; graded {packed.location or '.'}, not {', '.join(packed.others)}"
+        for student, packed in sorted(seen.items())
+        if packed.others
+    ]
 
 
-def key_columns(options: ClassOptions, submissions: list[layouts.Submission],
-                graded: dict[str, StoredGrade]) -> tuple[list[str], dict[str, dict[str, str]]]:  # fmt: skip
+def key_columns(
+    options: ClassOptions, submissions: list[layouts.Submission], graded: dict[str, StoredGrade]
+) -> tuple[list[str], dict[str, dict[str, str]]]:
     """grades.csv's columns beyond the grade: the layout's keys, lateness and, with a late
     policy, the total after it (the raw `total` never changes)."""
     columns = [*dict.fromkeys(key for s in submissions for key in s.keys), "found_in"]
@@ -202,8 +227,15 @@ def _last_seconds(out: Path, student: str) -> float:
     return float(seconds) if isinstance(seconds, int | float) else 0.0
 
 
-def _job(task: Task, base: grade.Options, kit: str, cache: str | None, out: Path, flagged: dict[str, str],
-         seen: dict[str, packing.Packed]) -> grading.Job:  # fmt: skip
+def _job(
+    task: Task,
+    base: grade.Options,
+    kit: str,
+    cache: str | None,
+    out: Path,
+    flagged: dict[str, str],
+    seen: dict[str, packing.Packed],
+) -> grading.Job:
     """The task packed just before it is submitted, so only a window of archives is in memory
     (`seen` keeps where the package was, without the files). An upload where no package is
     found is still graded (0, every test saying why) and flagged."""
@@ -243,8 +275,13 @@ def open_gradebook(url: str, expected: list[str]) -> gradebook.Writer | None:
     return gradebook.Writer(url, expected or None)
 
 
-def run(tasks: list[Task], pool: Executor, window: int, make_job: Callable[[Task], grading.Job],
-        finish: Callable[[grading.Job, grading.Graded], str | None]) -> tuple[dict[str, str], bool]:  # fmt: skip
+def run(
+    tasks: list[Task],
+    pool: Executor,
+    window: int,
+    make_job: Callable[[Task], grading.Job],
+    finish: Callable[[grading.Job, grading.Graded], str | None],
+) -> tuple[dict[str, str], bool]:
     """Grade `tasks` on `pool`, at most `window` submitted at once, each result written as it
     arrives (so a crash or Ctrl-C loses nothing finished), with a progress bar; returns each
     failed student's problem and whether Ctrl-C stopped the run."""
@@ -281,8 +318,9 @@ def run(tasks: list[Task], pool: Executor, window: int, make_job: Callable[[Task
     return failed, False
 
 
-def _finished(finish: Callable[[grading.Job, grading.Graded], str | None], job: grading.Job,
-              graded: grading.Graded) -> str | None:  # fmt: skip
+def _finished(
+    finish: Callable[[grading.Job, grading.Graded], str | None], job: grading.Job, graded: grading.Graded
+) -> str | None:
     """`finish`, with anything it raises made that student's problem: the batch goes on."""
     try:
         return finish(job, graded)
@@ -312,9 +350,16 @@ def close_gradebook(grades: gradebook.Writer | None) -> list[str]:
         return [f"not written: {type(error).__name__}: {error}; every grade file is; store them again with --resume"]
 
 
-def finish(job: grading.Job, graded: grading.Graded, out: Path, wanted: dict, grades: gradebook.Writer | None,
-           members: dict[str, list[str]], seen: dict[str, packing.Packed],
-           flagged: dict[str, str]) -> str | None:  # fmt: skip
+def finish(
+    job: grading.Job,
+    graded: grading.Graded,
+    out: Path,
+    wanted: dict,
+    grades: gradebook.Writer | None,
+    members: dict[str, list[str]],
+    seen: dict[str, packing.Packed],
+    flagged: dict[str, str],
+) -> str | None:
     """A grade's files under `out`: results.json and report.json, then its feedback, then
     grading.json (with where the package was found, or why not), which marks it complete;
     then the grade goes to the gradebook. A group's other submitters get the same grade,
@@ -336,16 +381,26 @@ def finish(job: grading.Job, graded: grading.Graded, out: Path, wanted: dict, gr
             say(f"{student}: {note}; the grade is kept", sys.stderr)
         graded_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         flag = flagged.get(job.student, "")
-        records.write_grading(folder, {**wanted, "submission": job.digest, "graded_at": graded_at,
-                                       "found_in": found_in, "flag": flag})  # fmt: skip
+        records.write_grading(
+            folder, {**wanted, "submission": job.digest, "graded_at": graded_at, "found_in": found_in, "flag": flag}
+        )
         if grades:
             grades.add(student, results)
     return None
 
 
-def write_tables(out: Path, parts: list[str], students: list[str], graded: dict[str, StoredGrade], missing: list[str],
-                 problems: dict[str, str], flagged: dict[str, str], columns: list[str],
-                 extra: dict[str, dict[str, str]], before: dict[str, dict]) -> None:  # fmt: skip
+def write_tables(
+    out: Path,
+    parts: list[str],
+    students: list[str],
+    graded: dict[str, StoredGrade],
+    missing: list[str],
+    problems: dict[str, str],
+    flagged: dict[str, str],
+    columns: list[str],
+    extra: dict[str, dict[str, str]],
+    before: dict[str, dict],
+) -> None:
     tables.grades(out, [p for p in PARTS if p in parts], students, graded, missing, problems, flagged, columns, extra)
     tables.errors(out, {**flagged, **problems})
     if before:

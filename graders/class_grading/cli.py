@@ -60,14 +60,18 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--gradebook", help="nbgrader gradebook, any SQLAlchemy URL (default: sqlite:///DIR/gradebook.db)"
     )
     parser.add_argument(
-        "--scheduler", default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
+        "--scheduler",
+        default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
         help="grade on this Dask cluster, e.g. tls://HOST:8786 (default: $DASK_SCHEDULER_ADDRESS; none: this machine)",
-    )  # fmt: skip
+    )
     parser.add_argument("--due", type=_due, help="the deadline, ISO 8601 (UTC unless it says): adds hours_late")
     parser.add_argument("--late-policy", default="none", type=_policy, help=f"{LATE_POLICIES}; adds total_after_late")
     parser.add_argument("--similarity", action="store_true", help="also write similarity.csv and .html")
-    for flag, what in (("--tls-ca-file", "CA certificate"), ("--tls-cert", "client certificate"),
-                       ("--tls-key", "client key")):  # fmt: skip
+    for flag, what in (
+        ("--tls-ca-file", "CA certificate"),
+        ("--tls-cert", "client certificate"),
+        ("--tls-key", "client key"),
+    ):
         parser.add_argument(flag, help=f"the cluster's {what} (default: Dask's configuration)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
@@ -98,8 +102,20 @@ def _policy(text: str) -> tuple[str, float]:
 def options_of(args: argparse.Namespace, seed: int) -> ClassOptions:
     """The parsed command line as the pipeline's frozen options."""
     tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
-    return ClassOptions(args.out, seed, args.parts, args.isolation, args.official, args.jobs, args.resume,
-                        args.gradebook, args.scheduler, tls, args.due, args.late_policy)  # fmt: skip
+    return ClassOptions(
+        args.out,
+        seed,
+        args.parts,
+        args.isolation,
+        args.official,
+        args.jobs,
+        args.resume,
+        args.gradebook,
+        args.scheduler,
+        tls,
+        args.due,
+        args.late_policy,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

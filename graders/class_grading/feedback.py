@@ -55,8 +55,10 @@ def markdown_page(student: str, results: dict) -> str:
     if notes := _notes(results):
         lines += ["", *(f"- {markdown(note)}" for note in notes)]
     lines += ["", "| part | score |", "|---|---|"]
-    lines += [f"| {markdown(part, table=True)} | {number(got)} / {number(most)} |"
-              for part, (got, most) in grade.parts.items()]  # fmt: skip
+    lines += [
+        f"| {markdown(part, table=True)} | {number(got)} / {number(most)} |"
+        for part, (got, most) in grade.parts.items()
+    ]
     if grade.has_bonus:
         lines.append(f"| bonus (optional extensions) | {number(grade.bonus)} |")
     found = failures(results)
@@ -72,8 +74,7 @@ def markdown_page(student: str, results: dict) -> str:
 def page(student: str, results: dict) -> str:
     grade = read(results)
     e = html
-    body = [f"<h1>minigrad: feedback for {e(student)}</h1>",
-            f"<p><strong>Total: {_total(results)}</strong></p>"]  # fmt: skip
+    body = [f"<h1>minigrad: feedback for {e(student)}</h1>", f"<p><strong>Total: {_total(results)}</strong></p>"]
     if notes := _notes(results):
         body.append("<ul>" + "".join(f"<li>{e(note)}</li>" for note in notes) + "</ul>")
     body.append("<table><tr><th>part</th><th>score</th></tr>")
@@ -90,8 +91,10 @@ def page(student: str, results: dict) -> str:
             body.append(f"<p>{_same_message(failure, e)}</p>")
         body.append(f"<pre>{e(failure.message)}</pre>")
     style = "body{font-family:sans-serif;max-width:60em}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>minigrad: {e(student)}</title>'
-            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")  # fmt: skip
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>minigrad: {e(student)}</title>'
+        f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
 
 
 def write(folder: Path, student: str, results: dict) -> str | None:

@@ -206,8 +206,12 @@ def _earlier_cells(gradebook: Gradebook, cells: set[tuple[str, str]]) -> list[st
     """Cells an earlier store made for tests these results no longer have: nbgrader keeps
     counting them in the maximum, so the instructor must hear of them."""
     assignment = gradebook.find_assignment(ASSIGNMENT)
-    stale = sorted(f"{notebook.name}/{cell.name}" for notebook in assignment.notebooks for cell in notebook.grade_cells
-                   if (notebook.name, cell.name) not in cells)  # fmt: skip
+    stale = sorted(
+        f"{notebook.name}/{cell.name}"
+        for notebook in assignment.notebooks
+        for cell in notebook.grade_cells
+        if (notebook.name, cell.name) not in cells
+    )
     if not stale:
         return []
     return [f"the gradebook also has {len(stale)} tests these results lack (an earlier suite?): {stale[:3]}"]

@@ -68,8 +68,13 @@ def executor(jobs: int) -> Executor:
 def grade(job: Job) -> Graded:
     """Grade one packed submission; a crash or a hang is a problem, never an exception."""
     if (here := kit_version.digest()) != job.kit:
-        return Graded(job.student, None, None, f"kit version mismatch: this worker runs {here[:12]}, "
-                      f"the class command {job.kit[:12]}; install the same kit on both")  # fmt: skip
+        return Graded(
+            job.student,
+            None,
+            None,
+            f"kit version mismatch: this worker runs {here[:12]}, "
+            f"the class command {job.kit[:12]}; install the same kit on both",
+        )
     with tempfile.TemporaryDirectory(prefix="minigrad-task-", dir=dask_worker.scratch()) as scratch:
         submission, out = Path(scratch) / "submission", Path(scratch) / "out"
         submission.mkdir()
@@ -86,8 +91,14 @@ def grade(job: Job) -> Graded:
 
 def _run(command: list[str]) -> str | None:
     """Run the grader to its end (or its stop); the problem, or None when it exited 0."""
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               start_new_session=True, preexec_fn=_die_with_parent)  # fmt: skip
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=_die_with_parent,
+    )
     with _lock:
         _running.add(process)
     stderr: list[bytes] = []

@@ -105,8 +105,17 @@ def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, lis
         folders = _subfolders(path, skip)
         names = _without_common_prefix([f.name for f in folders]) if layout == "classroom" else []
         key = "github_login" if layout == "classroom" else "folder"
-        found = [_Found(names[i] if names else f.name, (f.name,), f, str(f), {key: names[i] if names else f.name},
-                        submitted_at=_newest(f)) for i, f in enumerate(folders)]  # fmt: skip
+        found = [
+            _Found(
+                names[i] if names else f.name,
+                (f.name,),
+                f,
+                str(f),
+                {key: names[i] if names else f.name},
+                submitted_at=_newest(f),
+            )
+            for i, f in enumerate(folders)
+        ]
     if there.parent in (here, (path / "submitted").resolve()):
         warnings.append(f"--out {out.name} lies inside the submissions: not graded as a student")
     _stage_archives(found, staging, warnings)
@@ -120,14 +129,27 @@ def _named(found: list[_Found]) -> tuple[list[Submission], list[str]]:
     found = sorted(found, key=lambda f: (safe_id(f.raw), f.order))
     wanted = [safe_id(f.raw) for f in found]
     ids = unique(wanted)
-    warnings = [f"{f.source}: its id {want} is taken by another student; graded as {got}"
-                for f, want, got in zip(found, wanted, ids) if want != got]  # fmt: skip
+    warnings = [
+        f"{f.source}: its id {want} is taken by another student; graded as {got}"
+        for f, want, got in zip(found, wanted, ids)
+        if want != got
+    ]
     first_of_group: dict[str, str] = {}
     submissions = []
     for f, student in zip(found, ids):
         graded_as = first_of_group.setdefault(f.group, student) if f.group else student
-        submissions.append(Submission(student, f.folder, f.source, f.keys, f.refused, f.submitted_at, f.late,
-                                      "" if graded_as == student else graded_as))  # fmt: skip
+        submissions.append(
+            Submission(
+                student,
+                f.folder,
+                f.source,
+                f.keys,
+                f.refused,
+                f.submitted_at,
+                f.late,
+                "" if graded_as == student else graded_as,
+            )
+        )
     return sorted(submissions, key=lambda s: s.student), warnings
 
 
@@ -178,8 +200,9 @@ def _subfolders(path: Path, skip: set[Path]) -> list[Path]:
     if not path.is_dir():
         return []
     with os.scandir(path) as entries:
-        folders = [path / e.name for e in entries
-                   if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__"))]  # fmt: skip
+        folders = [
+            path / e.name for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__"))
+        ]
     return sorted(folder for folder in folders if folder.resolve() not in skip)
 
 
@@ -190,8 +213,17 @@ def _lms(path: Path, staging: Path) -> tuple[list[_Found], list[str]]:
     for upload in uploads:
         raw = upload.name if names.count(upload.name) == 1 else f"{upload.name}-{upload.user}"
         source = f"{path.name}: {upload.name}_{upload.user}_*"
-        found.append(_Found(raw, lms_zip.number(upload.user), None if upload.refused else upload.folder, source,
-                            {"canvas_user_id": upload.user}, upload.refused, late=upload.late))  # fmt: skip
+        found.append(
+            _Found(
+                raw,
+                lms_zip.number(upload.user),
+                None if upload.refused else upload.folder,
+                source,
+                {"canvas_user_id": upload.user},
+                upload.refused,
+                late=upload.late,
+            )
+        )
         warnings += [f"{source}: {note}" for note in upload.notes]
     return found, warnings
 
@@ -204,8 +236,16 @@ def _nbgrader(path: Path, skip: set[Path]) -> list[_Found]:
     for student in _subfolders(submitted, skip):
         assignments = _subfolders(student, skip)
         folder = assignments[0] if len(assignments) == 1 else student
-        found.append(_Found(student.name, (student.name,), folder, str(folder), {"nbgrader_id": student.name},
-                            submitted_at=_timestamp(folder / "timestamp.txt") or _newest(folder)))  # fmt: skip
+        found.append(
+            _Found(
+                student.name,
+                (student.name,),
+                folder,
+                str(folder),
+                {"nbgrader_id": student.name},
+                submitted_at=_timestamp(folder / "timestamp.txt") or _newest(folder),
+            )
+        )
     return found
 
 
@@ -259,12 +299,24 @@ def _gradescope(path: Path) -> list[_Found]:
         submitted = when(entry[":created_at"]) if ":created_at" in entry else _newest(folder) if usable else None
         for submitter in submitters:
             raw = str(submitter.get(":sid") or submitter.get(":email") or submitter.get(":name") or folder_name)
-            keys = {"gradescope_submission_id": number, "sid": str(submitter.get(":sid") or ""),
-                    "email": str(submitter.get(":email") or ""), "submitters": everyone}  # fmt: skip
-            found.append(_Found(raw, (number, raw), folder if usable else None, str(folder), keys,
-                                "" if usable else "the submission's folder is missing or a link",
-                                submitted,
-                                group=str(folder_name) if len(submitters) > 1 else ""))  # fmt: skip
+            keys = {
+                "gradescope_submission_id": number,
+                "sid": str(submitter.get(":sid") or ""),
+                "email": str(submitter.get(":email") or ""),
+                "submitters": everyone,
+            }
+            found.append(
+                _Found(
+                    raw,
+                    (number, raw),
+                    folder if usable else None,
+                    str(folder),
+                    keys,
+                    "" if usable else "the submission's folder is missing or a link",
+                    submitted,
+                    group=str(folder_name) if len(submitters) > 1 else "",
+                )
+            )
     return found
 
 

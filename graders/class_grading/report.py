@@ -28,11 +28,14 @@ def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list
     """Write summary.md and return its text. `facts` holds the run's layout, seed, counts and
     the roster's differences."""
     totals = [r.results["score"] for r in records.values()]
-    lines = ["# minigrad: class summary", "",
-             f"- layout: {markdown(str(facts['layout']))}, seed: {markdown(str(facts['seed']))}, "
-             f"isolation: {markdown(str(facts['isolation']))}",
-             f"- submissions: {facts['submissions']} (graded now: {facts['graded']}, unchanged and kept: "
-             f"{facts['kept']}, grader errors: {facts['errors']})"]  # fmt: skip
+    lines = [
+        "# minigrad: class summary",
+        "",
+        f"- layout: {markdown(str(facts['layout']))}, seed: {markdown(str(facts['seed']))}, "
+        f"isolation: {markdown(str(facts['isolation']))}",
+        f"- submissions: {facts['submissions']} (graded now: {facts['graded']}, unchanged and kept: "
+        f"{facts['kept']}, grader errors: {facts['errors']})",
+    ]
     if facts["missing"]:
         lines.append(f"- on the roster, no submission: {_names(facts['missing'])}")
     if facts["not_on_roster"]:
@@ -40,17 +43,27 @@ def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list
     lines += [f"- warning: {markdown(warning)}" for warning in facts["warnings"]]
     if totals:
         most = max(r.results["max_score"] for r in records.values())
-        lines += ["", "## Totals", "", "| mean | median | min | max | out of |", "|---|---|---|---|---|",
-                  f"| {statistics.mean(totals):.2f} | {number(statistics.median(totals))} | {number(min(totals))} "
-                  f"| {number(max(totals))} | {number(most)} |"]  # fmt: skip
+        lines += [
+            "",
+            "## Totals",
+            "",
+            "| mean | median | min | max | out of |",
+            "|---|---|---|---|---|",
+            f"| {statistics.mean(totals):.2f} | {number(statistics.median(totals))} | {number(min(totals))} "
+            f"| {number(max(totals))} | {number(most)} |",
+        ]
         lines += ["", "## Parts", "", "| part | mean | out of |", "|---|---|---|"]
-        lines += [f"| {markdown(part, table=True)} | {mean:.2f} | {number(most)} |"
-                  for part, (mean, most) in part_means(records).items()]  # fmt: skip
+        lines += [
+            f"| {markdown(part, table=True)} | {mean:.2f} | {number(most)} |"
+            for part, (mean, most) in part_means(records).items()
+        ]
         hardest = sorted(items, key=lambda item: (item["pass_rate"], item["test"]))[:HARDEST]
         lines += ["", "## Hardest tests", "", "| test | pass rate | discrimination |", "|---|---|---|"]
-        lines += [f"| {markdown(item['test'], table=True)} | {item['pass_rate']:.0%} | "
-                  f"{'' if item['discrimination'] is None else format(item['discrimination'], '.2f')} |"
-                  for item in hardest]  # fmt: skip
+        lines += [
+            f"| {markdown(item['test'], table=True)} | {item['pass_rate']:.0%} | "
+            f"{'' if item['discrimination'] is None else format(item['discrimination'], '.2f')} |"
+            for item in hardest
+        ]
         lines += ["", "## Most common mistakes (hints given)", ""]
         lines += [f"- {count} x {markdown(hint)}" for hint, count in common_hints(records)] or ["- none"]
     text = "\n".join(lines) + "\n"
@@ -66,8 +79,9 @@ def part_means(records: dict[str, StoredGrade]) -> dict[str, tuple[float, float]
     """Each part's mean score over the class, and its maximum."""
     per_student = [read(r.results).parts for r in records.values()]
     maxima = {part: most for scores in per_student for part, (_, most) in scores.items()}
-    return {part: (statistics.mean(s.get(part, (0.0, 0.0))[0] for s in per_student), most)
-            for part, most in maxima.items()}  # fmt: skip
+    return {
+        part: (statistics.mean(s.get(part, (0.0, 0.0))[0] for s in per_student), most) for part, most in maxima.items()
+    }
 
 
 def common_hints(records: dict[str, StoredGrade]) -> list[tuple[str, int]]:
@@ -75,8 +89,12 @@ def common_hints(records: dict[str, StoredGrade]) -> list[tuple[str, int]]:
     counts: Counter[str] = Counter()
     for r in records.values():
         failed = [test.output for test in read(r.results).tests if not test.passed]
-        hints = dict.fromkeys(line.strip()[len("hint:") :].strip() for output in failed
-                              for line in output.splitlines() if line.strip().startswith("hint:"))  # fmt: skip
+        hints = dict.fromkeys(
+            line.strip()[len("hint:") :].strip()
+            for output in failed
+            for line in output.splitlines()
+            if line.strip().startswith("hint:")
+        )
         counts.update(hints)  # in the order the tests ran: ties are listed the same way every run
     return counts.most_common(HINTS)
 

@@ -16,8 +16,19 @@ import unicodedata
 OTHER = re.compile(r"(?:[^\w]|_)+")  # \w: Unicode letters and digits (and `_`, replaced too)
 MAX_LENGTH = 64  # characters; the rest of a long name adds nothing but risk
 # What the class command writes beside the student folders, and nbgrader's SQLite files.
-RESERVED = {"grades.csv", "errors.csv", "changes.csv", "item_analysis.csv", "summary.md", "histogram.png",
-            "feedback.zip", "gradebook.db", "gradebook.db-journal", "gradebook.db-wal", "gradebook.db-shm"}  # fmt: skip
+RESERVED = {
+    "grades.csv",
+    "errors.csv",
+    "changes.csv",
+    "item_analysis.csv",
+    "summary.md",
+    "histogram.png",
+    "feedback.zip",
+    "gradebook.db",
+    "gradebook.db-journal",
+    "gradebook.db-wal",
+    "gradebook.db-shm",
+}
 
 
 def safe_id(raw: str) -> str:

@@ -33,35 +33,69 @@ def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None
     writing.write_new(out, name, text.getvalue().encode())
 
 
-def grades(out: Path, parts: list[str], students: list[str], records: dict[str, StoredGrade], missing: list[str],
-           failed: dict[str, str], flagged: dict[str, str] | None = None, columns: list[str] | None = None,
-           keys: dict[str, dict[str, str]] | None = None) -> None:  # fmt: skip
+def grades(
+    out: Path,
+    parts: list[str],
+    students: list[str],
+    records: dict[str, StoredGrade],
+    missing: list[str],
+    failed: dict[str, str],
+    flagged: dict[str, str] | None = None,
+    columns: list[str] | None = None,
+    keys: dict[str, dict[str, str]] | None = None,
+) -> None:
     """grades.csv: one row per student who submitted or is on the roster; status says whether
     they were graded (with a flag in errors.csv: code found but no package), the upload was
     refused, the grader failed, they submitted nothing, or Ctrl-C came first. `columns` come
     last: the layout's keys of each student (`keys`), lateness and the total after a late policy."""
     flagged, columns, keys = flagged or {}, columns or [], keys or {}
-    header = ["student", "total", "max_score", *parts, "bonus", "seed", "isolation", "graded_at", "submission",
-              "status", *columns]  # fmt: skip
+    header = [
+        "student",
+        "total",
+        "max_score",
+        *parts,
+        "bonus",
+        "seed",
+        "isolation",
+        "graded_at",
+        "submission",
+        "status",
+        *columns,
+    ]
     rows = []
     for student in sorted({*students, *missing}):
         record, own = records.get(student), [keys.get(student, {}).get(column, "") for column in columns]
         if record is None:
             refused = failed.get(student, "").startswith("upload refused")
-            status = ("not graded: upload refused (see errors.csv)" if refused
-                      else "error (see errors.csv)" if student in failed else "no submission" if student in missing
-                      else "not graded (interrupted: run again with --resume)")  # fmt: skip
+            status = (
+                "not graded: upload refused (see errors.csv)"
+                if refused
+                else "error (see errors.csv)"
+                if student in failed
+                else "no submission"
+                if student in missing
+                else "not graded (interrupted: run again with --resume)"
+            )
             rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", status, *own])
             continue
         results, grade = record.results, read(record.results)
         scores = grade.parts
         extra = results.get("extra_data", {})
-        rows.append([student, number(results["score"]), number(results["max_score"]),
-                     *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts), number(grade.bonus),
-                     extra.get("seed", ""),
-                     extra.get("isolation", ""), record.grading.get("graded_at", ""),
-                     record.grading.get("submission", ""),
-                     "graded (see errors.csv)" if student in flagged else "graded", *own])  # fmt: skip
+        rows.append(
+            [
+                student,
+                number(results["score"]),
+                number(results["max_score"]),
+                *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts),
+                number(grade.bonus),
+                extra.get("seed", ""),
+                extra.get("isolation", ""),
+                record.grading.get("graded_at", ""),
+                record.grading.get("submission", ""),
+                "graded (see errors.csv)" if student in flagged else "graded",
+                *own,
+            ]
+        )
     write_csv(out, "grades.csv", header, rows)
 
 
@@ -81,8 +115,14 @@ def changes(out: Path, before: dict[str, dict], records: dict[str, StoredGrade])
         old, new = _by_test(before[student]), _by_test(record.results)
         changed = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
         if changed or before[student].get("score") != record.results["score"]:
-            rows.append([student, number(before[student].get("score", 0.0)), number(record.results["score"]),
-                         "; ".join(changed)])  # fmt: skip
+            rows.append(
+                [
+                    student,
+                    number(before[student].get("score", 0.0)),
+                    number(record.results["score"]),
+                    "; ".join(changed),
+                ]
+            )
     write_csv(out, "changes.csv", ["student", "old", "new", "tests_changed"], rows)
     return len(rows)
 
@@ -111,10 +151,22 @@ def item_analysis(out: Path, records: dict[str, StoredGrade]) -> list[dict]:
         item["pass_rate"] = sum(passed) / len(passed)
         item["discrimination"] = correlation([float(ok) for ok in passed], rest)
         rows.append(item)
-    write_csv(out, "item_analysis.csv", ["test", "part", "points", "pass_rate", "discrimination", "students"],
-              [[r["test"], r["part"], number(r["points"]), f"{r['pass_rate']:.3f}",
-                "" if r["discrimination"] is None else f"{r['discrimination']:.3f}", len(r["passed"])]
-               for r in rows])  # fmt: skip
+    write_csv(
+        out,
+        "item_analysis.csv",
+        ["test", "part", "points", "pass_rate", "discrimination", "students"],
+        [
+            [
+                r["test"],
+                r["part"],
+                number(r["points"]),
+                f"{r['pass_rate']:.3f}",
+                "" if r["discrimination"] is None else f"{r['discrimination']:.3f}",
+                len(r["passed"]),
+            ]
+            for r in rows
+        ],
+    )
     return rows
 
 

@@ -34,9 +34,19 @@ def main() -> int:
     visibility = json.loads((SOURCE / SETTINGS).read_text())["visibility"]
     results_folder = AUTOGRADER / "results"
     command = [
-        sys.executable, "-m", "graders", str(AUTOGRADER / "submission"), "--out", str(results_folder),
-        "--official", "--secret-file", str(SOURCE / SECRET), "--check-imports", "--visibility", visibility,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "graders",
+        str(AUTOGRADER / "submission"),
+        "--out",
+        str(results_folder),
+        "--official",
+        "--secret-file",
+        str(SOURCE / SECRET),
+        "--check-imports",
+        "--visibility",
+        visibility,
+    ]
     graded = subprocess.run(command, cwd=SOURCE, capture_output=True, text=True, errors="backslashreplace")
     for said, stream in ((graded.stdout, sys.stdout), (graded.stderr, sys.stderr)):
         if said:  # Gradescope keeps what this script prints for the instructor
@@ -90,8 +100,13 @@ def no_grade(reason: str) -> dict:
         "safely on this machine, so no score was given. Your instructor can see why and will regrade it; "
         f"there is nothing for you to change.\n\nFor the instructor: {markdown_text(said)}"
     )
-    return {"output": output, "output_format": "md", "stdout_visibility": "hidden", "tests": [],
-            "extra_data": {"graded": False, "reason": reason[-4000:]}}  # fmt: skip
+    return {
+        "output": output,
+        "output_format": "md",
+        "stdout_visibility": "hidden",
+        "tests": [],
+        "extra_data": {"graded": False, "reason": reason[-4000:]},
+    }
 
 
 if __name__ == "__main__":

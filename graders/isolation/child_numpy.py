@@ -132,8 +132,11 @@ def _make(source: Path, target: Path, python: str) -> None:
                 shutil.copytree(source / name, partial / name, symlinks=True)
         subprocess.run(
             [python, "-I", "-S", "-m", "compileall", "-q", str(partial / "numpy")],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600,
-        )  # fmt: skip
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=600,
+        )
         for path in [partial, *partial.rglob("*")]:
             if not path.is_symlink():
                 os.chown(path, 0, 0)

@@ -202,14 +202,40 @@ def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] 
         system += ["--ro-bind", str(python_home), str(python_home)]
     size = str(TMPFS_BYTES)
     return [
-        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--setenv", *FIXED_HASH,
+        "bwrap",
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--setenv",
+        *FIXED_HASH,
         *(arg for name, value in ONE_THREAD.items() for arg in ("--setenv", name, value)),
-        *system, *_numpy_mounts(numpy),
-        "--ro-bind", str(workdir), "/sandbox",
-        *proc_mount, "--dev", "/dev", "--remount-ro", "/dev", "--size", size, "--tmpfs", "/dev/shm",
-        "--size", size, "--tmpfs", "/tmp", "--chdir", "/tmp",
-        python, "-I", "-S", f"/sandbox/{script}", *found,
-    ]  # fmt: skip
+        *system,
+        *_numpy_mounts(numpy),
+        "--ro-bind",
+        str(workdir),
+        "/sandbox",
+        *proc_mount,
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        size,
+        "--tmpfs",
+        "/dev/shm",
+        "--size",
+        size,
+        "--tmpfs",
+        "/tmp",
+        "--chdir",
+        "/tmp",
+        python,
+        "-I",
+        "-S",
+        f"/sandbox/{script}",
+        *found,
+    ]
 
 
 @dataclass(frozen=True)
@@ -249,9 +275,14 @@ def run(
     try:
         proc = subprocess.Popen(
             command(isolation.level, workdir, script, isolation.proc_mount),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=workdir, env=env, preexec_fn=_preexec(identity), close_fds=True,
-        )  # fmt: skip
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=workdir,
+            env=env,
+            preexec_fn=_preexec(identity),
+            close_fds=True,
+        )
     except OSError as exc:  # e.g. the uid's process limit, held by its own earlier children
         return ChildResult(b"", f"could not start: {exc}".encode(), None, False, False, 0.0)
     RUNNING.add(proc.pid)

@@ -73,10 +73,16 @@ def random_graph(rng, size: int) -> Program:
 
 def graph_cases(rng) -> list[Case]:
     return [
-        Case(f"random-graph-{k}", "backward", "backward() on a random graph with reused nodes", ORDER_HINT,
-             [random_graph(rng, size) for size in (2, 4, 8, 16)], points=2.0)
+        Case(
+            f"random-graph-{k}",
+            "backward",
+            "backward() on a random graph with reused nodes",
+            ORDER_HINT,
+            [random_graph(rng, size) for size in (2, 4, 8, 16)],
+            points=2.0,
+        )
         for k in range(6)
-    ]  # fmt: skip
+    ]
 
 
 def worked_example(rng) -> list[Case]:

@@ -39,8 +39,9 @@ def answer_cases(rng) -> list[Case]:
         p = Program(shown=f"minigrad/checkpoint.py: {name}")
         p.add("answers", names=[name])
         p.read("answer", name, "your answer")
-        made.append(Case(name, "checkpoint", f"checkpoint {name}", HINTS[name], [p], points=POINTS, secret=True,
-                         rtol=1e-3))  # fmt: skip
+        made.append(
+            Case(name, "checkpoint", f"checkpoint {name}", HINTS[name], [p], points=POINTS, secret=True, rtol=1e-3)
+        )
     return made
 
 

@@ -60,8 +60,16 @@ def structure_cases(rng) -> list[Case]:
         p = Program(shown=f"len(MLP({nin}, {nouts}).parameters())")
         p.add("mlp", into="m", nin=nin, nouts=nouts, activation="tanh")
         p.read("param_count", "m", "number of parameters")
-        made.append(Case(f"count-{nin}-{'-'.join(map(str, nouts))}", "mlp", p.shown,
-                         "each neuron has one weight per input plus a bias", [p], points=0.5))  # fmt: skip
+        made.append(
+            Case(
+                f"count-{nin}-{'-'.join(map(str, nouts))}",
+                "mlp",
+                p.shown,
+                "each neuron has one weight per input plus a bias",
+                [p],
+                points=0.5,
+            )
+        )
     for nout in (1, 3):
         p = Program(shown=f"MLP(2, [{nout}], activation='linear')(x)")
         p.add("mlp", into="m", nin=2, nouts=[nout], activation="linear")
@@ -73,13 +81,22 @@ def structure_cases(rng) -> list[Case]:
 
 
 LOSSES = {
-    "mse_loss": ("the mean over samples of (pred - target)**2", lambda rng: rng.choice([-1.0, 1.0]),
-                 lambda rng: round(rng.uniform(-1.5, 1.5), 4)),
-    "hinge_loss": ("the mean over samples of relu(1 - label * score)", lambda rng: rng.choice([-1.0, 1.0]),
-                   lambda rng: round(rng.uniform(-2, 2), 4)),
-    "binary_cross_entropy": ("the mean over samples of -(t*log(p) + (1 - t)*log(1 - p))",
-                             lambda rng: rng.choice([0.0, 1.0, 0.25]), lambda rng: round(rng.uniform(0.05, 0.95), 4)),
-}  # fmt: skip
+    "mse_loss": (
+        "the mean over samples of (pred - target)**2",
+        lambda rng: rng.choice([-1.0, 1.0]),
+        lambda rng: round(rng.uniform(-1.5, 1.5), 4),
+    ),
+    "hinge_loss": (
+        "the mean over samples of relu(1 - label * score)",
+        lambda rng: rng.choice([-1.0, 1.0]),
+        lambda rng: round(rng.uniform(-2, 2), 4),
+    ),
+    "binary_cross_entropy": (
+        "the mean over samples of -(t*log(p) + (1 - t)*log(1 - p))",
+        lambda rng: rng.choice([0.0, 1.0, 0.25]),
+        lambda rng: round(rng.uniform(0.05, 0.95), 4),
+    ),
+}
 
 
 def loss_cases(rng) -> list[Case]:
@@ -111,8 +128,7 @@ def sgd_cases(rng) -> list[Case]:
 def trajectory_cases(rng) -> list[Case]:
     xs, ys = reference_module("datasets").four_samples()
     # lr 0.01: three linear layers on inputs up to 3 grow without bound at 0.05 for some weights
-    p = Program(shown="train(MLP(3, [4, 4, 1], activation='linear'), four_samples(), mse_loss, "
-                      "lr=0.01, steps=10)")  # fmt: skip
+    p = Program(shown="train(MLP(3, [4, 4, 1], activation='linear'), four_samples(), mse_loss, lr=0.01, steps=10)")
     model(p, rng, 3, [4, 4, 1])
     p.add("train", into="h", model="m", xs=xs, ys=ys, loss="mse_loss", lr=0.01, steps=10)
     p.read("floats", "h", "the loss of each step")
@@ -131,8 +147,10 @@ def milestone_cases(rng) -> list[Case]:
     datasets = reference_module("datasets")
     xs, ys = datasets.two_moons(MILESTONE["train"], noise=0.1, seed=rng.randrange(2**31))
     test_xs, _ = datasets.two_moons(MILESTONE["test"], noise=0.1, seed=rng.randrange(2**31))
-    p = Program(shown=f"train MLP(2, [8, 1], activation='linear') on two moons with mse_loss for "
-                      f"{MILESTONE['steps']} steps, then score {MILESTONE['test']} new points")  # fmt: skip
+    p = Program(
+        shown=f"train MLP(2, [8, 1], activation='linear') on two moons with mse_loss for "
+        f"{MILESTONE['steps']} steps, then score {MILESTONE['test']} new points"
+    )
     model(p, rng, 2, [MILESTONE["hidden"], 1])
     p.add("train", into="h", model="m", xs=xs, ys=ys, loss="mse_loss", lr=MILESTONE["lr"], steps=MILESTONE["steps"])
     p.read("floats", "h", "the loss of each training step")
@@ -188,8 +206,10 @@ def descend_cases(rng) -> list[Case]:
     p = Program(inputs={"start": start, "lr": lr, "steps": steps}, shown=f"descend(f, start, lr, steps) for {shown}")
     p.add("descend", into="path", body=f.steps, inputs=["x", "y"], start=start, lr=lr, steps=steps)
     p.read("points", "path", "every point visited, the start first")
-    hint = ("each step: new Values at the current point, f(x, y).backward(), then x -= lr * x.grad and "
-            "y -= lr * y.grad; return steps + 1 (x, y) pairs, the start first")  # fmt: skip
+    hint = (
+        "each step: new Values at the current point, f(x, y).backward(), then x -= lr * x.grad and "
+        "y -= lr * y.grad; return steps + 1 (x, y) pairs, the start first"
+    )
     return [Case("descend", "mlp", "descend (bonus)", hint, [p], bonus=True)]
 
 
@@ -223,8 +243,10 @@ def count_nodes_cases(rng) -> list[Case]:
     deep.add("chain", into="y", start="x", op="**", operand=1, times=20_000)
     deep.add("count_nodes", into="count", root="y")
     deep.read("answer", "count", "the number of nodes under y")
-    hint = ("keep a set of the nodes seen, so a reused node counts once and nodes that do not feed the root "
-            "never do; walk with a loop and an explicit stack, not recursion")  # fmt: skip
+    hint = (
+        "keep a set of the nodes seen, so a reused node counts once and nodes that do not feed the root "
+        "never do; walk with a loop and an explicit stack, not recursion"
+    )
     return [Case("count-nodes", "mlp", "count_nodes (bonus)", hint, [p, deep], bonus=True)]
 
 

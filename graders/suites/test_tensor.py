@@ -150,10 +150,16 @@ def op_cases(rng, with_grad: bool) -> list[Case]:
     """One case per operation: its forward value alone (0.25 points), or with its gradients (0.5)."""
     kind, points = ("gradient", 0.5) if with_grad else ("forward", 0.25)
     return [
-        Case(f"{kind}-{op}", "tensor", f"{what(op)} {'gradients' if with_grad else 'forward'}", HINTS[op],
-             [op_program(rng, op, s, o, with_grad) for s, o in op_variants(rng, op)], points=points)
+        Case(
+            f"{kind}-{op}",
+            "tensor",
+            f"{what(op)} {'gradients' if with_grad else 'forward'}",
+            HINTS[op],
+            [op_program(rng, op, s, o, with_grad) for s, o in op_variants(rng, op)],
+            points=points,
+        )
         for op in OPS
-    ]  # fmt: skip
+    ]
 
 
 def forward_cases(rng) -> list[Case]:
@@ -330,8 +336,10 @@ def loss_cases(rng) -> list[Case]:
 def sgd_cases(rng) -> list[Case]:
     made = []
     for momentum, decay, points in [(0.0, 0.0, 1.0), (0.9, 0.0, 1.0), (0.9, 0.01, 1.0)]:
-        p = Program(shown=f"SGD(Linear(3, 2).parameters(), lr=0.1, momentum={momentum}, weight_decay={decay}), "
-                    "three steps with given gradients, the bias's gradient None on the second")  # fmt: skip
+        p = Program(
+            shown=f"SGD(Linear(3, 2).parameters(), lr=0.1, momentum={momentum}, weight_decay={decay}), "
+            "three steps with given gradients, the bias's gradient None on the second"
+        )
         p.add("layer", into="m", kind="Linear", args=[3, 2])
         p.add("set_parameters", model="m", values=[array(rng, (3, 2))["array"], array(rng, (2,))["array"]])
         p.add("optimizer", into="opt", model="m", lr=0.1, momentum=momentum, weight_decay=decay)
@@ -341,10 +349,20 @@ def sgd_cases(rng) -> list[Case]:
             p.add("optimizer_step", optimizer="opt")
         p.inputs["gradients"] = "seeded, set before each step"
         p.read("parameter_arrays", "m", "the parameters after three steps")
-        hint = ("g = grad + weight_decay * p; buf = g at first, then momentum * buf + g; p -= lr * buf; "
-                "skip a parameter whose grad is None")  # fmt: skip
-        made.append(Case(f"sgd-{momentum}-{decay}", "tensor", p.shown.split(",")[0] + f", momentum={momentum}, "
-                         f"weight_decay={decay})", hint, [p], points=points))  # fmt: skip
+        hint = (
+            "g = grad + weight_decay * p; buf = g at first, then momentum * buf + g; p -= lr * buf; "
+            "skip a parameter whose grad is None"
+        )
+        made.append(
+            Case(
+                f"sgd-{momentum}-{decay}",
+                "tensor",
+                p.shown.split(",")[0] + f", momentum={momentum}, weight_decay={decay})",
+                hint,
+                [p],
+                points=points,
+            )
+        )
     return made
 
 
@@ -370,12 +388,26 @@ def fit_cases(rng) -> list[Case]:
     p.add("set_parameters", model="m", values=[array(rng, (3, 1))["array"], array(rng, (1,))["array"]])
     xs, ys = array(rng, (10, 3)), array(rng, (10, 1))
     p.inputs.update(xs=xs["array"], ys=ys["array"])
-    p.add("fit", into="losses", model="m", xs=xs, ys=ys, loss="mse_loss", lr=0.1, momentum=0.5, weight_decay=0.0,
-          epochs=3, batch_size=4, seed=1)  # fmt: skip
+    p.add(
+        "fit",
+        into="losses",
+        model="m",
+        xs=xs,
+        ys=ys,
+        loss="mse_loss",
+        lr=0.1,
+        momentum=0.5,
+        weight_decay=0.0,
+        epochs=3,
+        batch_size=4,
+        seed=1,
+    )
     p.read("floats", "losses", "the loss of each epoch")
     p.read("parameter_arrays", "m", "the parameters after training")
-    hint = ("epoch e shuffles with seed + e; per batch zero_grad, loss, backward, step; "
-            "an epoch's loss weights each batch by its size")  # fmt: skip
+    hint = (
+        "epoch e shuffles with seed + e; per batch zero_grad, loss, backward, step; "
+        "an epoch's loss weights each batch by its size"
+    )
     return [Case("fit", "tensor", "fit()", hint, [p], points=1.5)]
 
 
@@ -383,9 +415,11 @@ MILESTONE_ACCURACY = 0.85  # the reference reaches 0.92 to 0.94 on the last 297 
 
 
 def milestone_cases(rng) -> list[Case]:
-    p = Program(shown="Sequential(Linear(64, 32), ReLU(), Linear(32, 10)) trained with fit() on 1,500 digits "
-                "(cross_entropy, SGD lr=0.1 momentum=0.9, 5 epochs of batches of 32), then its accuracy on "
-                "the other 297")  # fmt: skip
+    p = Program(
+        shown="Sequential(Linear(64, 32), ReLU(), Linear(32, 10)) trained with fit() on 1,500 digits "
+        "(cross_entropy, SGD lr=0.1 momentum=0.9, 5 epochs of batches of 32), then its accuracy on "
+        "the other 297"
+    )
     p.add("digits", into="digits", split=1500)
     for name, kind, args in [("l1", "Linear", [64, 32]), ("r", "ReLU", []), ("l2", "Linear", [32, 10])]:
         p.add("layer", into=name, kind=kind, args=args)
@@ -394,8 +428,20 @@ def milestone_cases(rng) -> list[Case]:
     values += [array(rng, s, -0.17, 0.17)["array"] for s in [(32, 10), (10,)]]
     p.add("set_parameters", model="m", values=values)
     p.inputs["parameters"] = "seeded, set in parameters() order"
-    p.add("fit", into="losses", model="m", xs="digits_train_xs", ys="digits_train_ys", loss="cross_entropy", lr=0.1,
-          momentum=0.9, weight_decay=0.0, epochs=5, batch_size=32, seed=0)  # fmt: skip
+    p.add(
+        "fit",
+        into="losses",
+        model="m",
+        xs="digits_train_xs",
+        ys="digits_train_ys",
+        loss="cross_entropy",
+        lr=0.1,
+        momentum=0.9,
+        weight_decay=0.0,
+        epochs=5,
+        batch_size=32,
+        seed=0,
+    )
     p.add("accuracy", into="accuracy", model="m", xs="digits_test_xs", ys="digits_test_ys")
     p.read("answer", "accuracy", "test accuracy")
 

@@ -58,10 +58,17 @@ def binary_program(rng, op: str, left_number: bool, preset: float = 0.0) -> Prog
 
 def binary_cases(rng) -> list[Case]:
     return [
-        Case(f"{BINARY[op]}-{side}", "value", f"{'number' if left else 'Value'} {op} Value", HINTS[op],
-             [binary_program(rng, op, left) for _ in range(3)], points=1.0)
-        for op in BINARY for left, side in ((False, "values"), (True, "number-left"))
-    ]  # fmt: skip
+        Case(
+            f"{BINARY[op]}-{side}",
+            "value",
+            f"{'number' if left else 'Value'} {op} Value",
+            HINTS[op],
+            [binary_program(rng, op, left) for _ in range(3)],
+            points=1.0,
+        )
+        for op in BINARY
+        for left, side in ((False, "values"), (True, "number-left"))
+    ]
 
 
 def one_input_program(rng, op: str, *args, low: float = -2.5) -> Program:
@@ -123,10 +130,15 @@ def power_cases(rng) -> list[Case]:
 def accumulation_cases(rng) -> list[Case]:
     hint = "use += in _backward: a node can get gradient from several places"
     made = [
-        Case(f"accumulates-{BINARY[op]}", "value", f"a {op} b when a.grad and b.grad are already 1.5", hint,
-             [binary_program(rng, op, False, preset=1.5)])
+        Case(
+            f"accumulates-{BINARY[op]}",
+            "value",
+            f"a {op} b when a.grad and b.grad are already 1.5",
+            hint,
+            [binary_program(rng, op, False, preset=1.5)],
+        )
         for op in BINARY
-    ]  # fmt: skip
+    ]
     for op in ("+", "*"):
         p = Program()
         a = p.value(round(rng.uniform(0.5, 2), 4), "a")
@@ -178,8 +190,10 @@ def power_of_values() -> Case:
         if isinstance(answer, list) and close(answer, POWER_OF_VALUES, 1e-6, 1e-9):
             return None
         if isinstance(answer, list):
-            return (f"computed [a ** b, gradient of a, gradient of b] = {plain(answer)}, "
-                    f"but the right values are {POWER_OF_VALUES} (or raise TypeError)")  # fmt: skip
+            return (
+                f"computed [a ** b, gradient of a, gradient of b] = {plain(answer)}, "
+                f"but the right values are {POWER_OF_VALUES} (or raise TypeError)"
+            )
         raised = answer if isinstance(answer, str) else plain(answer)
         return f"raised {raised}, expected TypeError (or, as an extension, the right value and gradients)"
 

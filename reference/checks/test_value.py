@@ -251,13 +251,28 @@ def test_sigmoid_of_a_large_input_does_not_overflow(x):
     try:
         out = a.sigmoid()
     except OverflowError as exc:
-        fail(f"sigmoid({x:g})", {"a": x}, 0.0 if x < 0 else 1.0, f"OverflowError: {exc}",
-             "math.exp(-x) overflows for x far below 0: there, compute e**x / (1 + e**x) instead")  # fmt: skip
-    expect_close(out.data, 0.0 if x < 0 else 1.0, what=f"sigmoid({x:g})", inputs={"a": x},
-                 hint="sigmoid saturates: about 0 far below 0, about 1 far above")  # fmt: skip
+        fail(
+            f"sigmoid({x:g})",
+            {"a": x},
+            0.0 if x < 0 else 1.0,
+            f"OverflowError: {exc}",
+            "math.exp(-x) overflows for x far below 0: there, compute e**x / (1 + e**x) instead",
+        )
+    expect_close(
+        out.data,
+        0.0 if x < 0 else 1.0,
+        what=f"sigmoid({x:g})",
+        inputs={"a": x},
+        hint="sigmoid saturates: about 0 far below 0, about 1 far above",
+    )
     local_backward(out, UPSTREAM)
-    expect_close(a.grad, 0.0, what=f"sigmoid({x:g}): gradient of a", inputs={"a": x, "out.grad": UPSTREAM},
-                 hint="s * (1 - s) is about 0 where sigmoid saturates")  # fmt: skip
+    expect_close(
+        a.grad,
+        0.0,
+        what=f"sigmoid({x:g}): gradient of a",
+        inputs={"a": x, "out.grad": UPSTREAM},
+        hint="s * (1 - s) is about 0 where sigmoid saturates",
+    )
 
 
 def test_relu_derivative_at_zero_is_zero():
