@@ -222,7 +222,7 @@ class Task:
 
 
 def _last_seconds(out: Path, student: str) -> float:
-    results = records.read_json(out / student, records.RESULTS) or {}
+    results = records.read_object(out / student, records.RESULTS) or {}
     seconds = results.get("execution_time", 0.0)
     return float(seconds) if isinstance(seconds, int | float) else 0.0
 

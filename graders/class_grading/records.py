@@ -29,7 +29,7 @@ class StoredGrade:
     grading: dict
 
 
-def read_json(folder: Path, name: str) -> dict | None:
+def read_object(folder: Path, name: str) -> dict | None:
     """`folder/name` parsed, or None when missing, linked (file or folder) or not a JSON object."""
     data = None if folder.is_symlink() else writing.read_json(folder / name)
     return data if isinstance(data, dict) else None
@@ -37,7 +37,7 @@ def read_json(folder: Path, name: str) -> dict | None:
 
 def load(out: Path, student: str) -> StoredGrade | None:
     """The student's complete grade under `out`, or None when there is none."""
-    results, grading = read_json(out / student, RESULTS), read_json(out / student, GRADING)
+    results, grading = read_object(out / student, RESULTS), read_object(out / student, GRADING)
     if results is None or grading is None:
         return None
     return StoredGrade(student, results, grading)
