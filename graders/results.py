@@ -33,6 +33,11 @@ class Verdict:
     def status(self) -> str:
         return "passed" if self.passed else "failed"
 
+    def graded(self) -> GradedTest:
+        """This test as results.json will hold it (see `gradescope`)."""
+        score, most = (self.points if self.passed else 0.0), (0.0 if self.bonus else self.points)
+        return GradedTest(self.name, self.part, score, most, self.passed, terminal(self.message), self.bonus)
+
 
 def earned(records: list[Verdict]) -> float:
     """The points of the passed tests among `records`."""
@@ -41,13 +46,7 @@ def earned(records: list[Verdict]) -> float:
 
 def part_totals(records: list[Verdict]) -> dict[str, tuple[float, float]]:
     """(points, maximum) per part, bonus tests left out: they are counted on a line of their own."""
-    totals: dict[str, tuple[float, float]] = {}
-    for r in records:
-        if r.bonus:
-            continue
-        got, most = totals.get(r.part, (0.0, 0.0))
-        totals[r.part] = (got + (r.points if r.passed else 0.0), most + r.points)
-    return totals
+    return part_scores(r.graded() for r in records)
 
 
 def summary(records: list[Verdict], header: list[str], notes: Sequence[str] = ()) -> str:
