@@ -52,8 +52,12 @@ def generate(count: int, folder: Path) -> Path:
 def minigrad_similar(submissions: Path, out: Path, *options: str) -> tuple[float, str]:
     """Seconds for the whole command, and its line counting the pairs."""
     start = time.perf_counter()
-    ran = subprocess.run([sys.executable, "-m", "graders.similarity.cli", str(submissions), "--out", str(out),
-                          *options], check=True, capture_output=True, text=True)  # fmt: skip
+    ran = subprocess.run(
+        [sys.executable, "-m", "graders.similarity.cli", str(submissions), "--out", str(out), *options],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - start
     return seconds, next(line for line in ran.stdout.splitlines() if line.startswith("pairs at or above"))
 
@@ -64,9 +68,16 @@ def copydetect_seconds(submissions: Path) -> float:
     from copydetect import CopyDetector
 
     start = time.perf_counter()
-    detector = CopyDetector(test_dirs=[str(submissions)], ref_dirs=[str(submissions)],
-                            boilerplate_dirs=[str(ROOT / "assignments" / "minigrad")], extensions=["py"],
-                            same_name_only=True, display_t=0.5, autoopen=False, silent=True)  # fmt: skip
+    detector = CopyDetector(
+        test_dirs=[str(submissions)],
+        ref_dirs=[str(submissions)],
+        boilerplate_dirs=[str(ROOT / "assignments" / "minigrad")],
+        extensions=["py"],
+        same_name_only=True,
+        display_t=0.5,
+        autoopen=False,
+        silent=True,
+    )
     detector.run()
     return time.perf_counter() - start
 

@@ -25,11 +25,43 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINES = Path(__file__).resolve().parent / "similarity"
 CLOSURES = (ENGINES / "engine_closures.py").read_text(encoding="utf-8")
 RULES = (ENGINES / "engine_rules.py").read_text(encoding="utf-8")
-RENAMES = {"other": "rhs", "out": "result", "_backward": "_grad_step", "order": "nodes", "visited": "done",
-           "stack": "todo", "node": "n", "expanded": "finished", "child": "parent_node", "t": "th", "s": "sg",
-           "root": "r", "v": "val", "exponent": "power"}  # fmt: skip
-ORDER = ["tanh", "exp", "relu", "log", "sigmoid", "__mul__", "__add__", "__truediv__", "__pow__", "__sub__", "__neg__",
-         "__rmul__", "__radd__", "__rsub__", "__rtruediv__", "sqrt", "cos", "sin", "backward"]  # fmt: skip
+RENAMES = {
+    "other": "rhs",
+    "out": "result",
+    "_backward": "_grad_step",
+    "order": "nodes",
+    "visited": "done",
+    "stack": "todo",
+    "node": "n",
+    "expanded": "finished",
+    "child": "parent_node",
+    "t": "th",
+    "s": "sg",
+    "root": "r",
+    "v": "val",
+    "exponent": "power",
+}
+ORDER = [
+    "tanh",
+    "exp",
+    "relu",
+    "log",
+    "sigmoid",
+    "__mul__",
+    "__add__",
+    "__truediv__",
+    "__pow__",
+    "__sub__",
+    "__neg__",
+    "__rmul__",
+    "__radd__",
+    "__rsub__",
+    "__rtruediv__",
+    "sqrt",
+    "cos",
+    "sin",
+    "backward",
+]
 HOSTILE = "# </script><script>document.title='pwned'</script> <img src=x onerror=\"document.title='img'\">\n"
 
 
@@ -68,8 +100,13 @@ def pairs(rows: list[dict[str, str]]) -> list[set[str]]:
 
 
 def test_a_disguised_copy_ranks_first_and_independent_engines_and_untouched_releases_do_not(tmp_path, capsys):
-    students = {"ann": {"engine.py": CLOSURES}, "bob": {"engine.py": RULES},
-                "cat": {"engine.py": disguise(CLOSURES)}, "dan": {}, "eve": {}}  # fmt: skip
+    students = {
+        "ann": {"engine.py": CLOSURES},
+        "bob": {"engine.py": RULES},
+        "cat": {"engine.py": disguise(CLOSURES)},
+        "dan": {},
+        "eve": {},
+    }
     rows = similar(make_class(tmp_path / "class", students), tmp_path / "out")
     assert pairs(rows)[0] == {"ann", "cat"} and rows[0]["file"] == rows[0]["other_file"] == "engine.py"
     assert float(rows[0]["similarity"]) > 0.9 and float(rows[0]["other_similarity"]) > 0.9
@@ -99,10 +136,14 @@ def test_a_copy_from_a_corpus_is_reported_against_that_file(tmp_path):
     (corpus / "found-online.py").write_text(CLOSURES, encoding="utf-8")
     twin = tmp_path / "twin"  # a second corpus holding the same file: corpora are never compared
     shutil.copytree(corpus, twin)
-    students = {"gil": {"engine.py": RULES.replace("made", "node_out")}, "hal": {},
-                "ivy": {"engine.py": disguise(CLOSURES)}}  # fmt: skip
-    rows = similar(make_class(tmp_path / "class", students), tmp_path / "out",
-                   "--against", str(corpus), "--against", str(twin))  # fmt: skip
+    students = {
+        "gil": {"engine.py": RULES.replace("made", "node_out")},
+        "hal": {},
+        "ivy": {"engine.py": disguise(CLOSURES)},
+    }
+    rows = similar(
+        make_class(tmp_path / "class", students), tmp_path / "out", "--against", str(corpus), "--against", str(twin)
+    )
     found = {(row["student"], row["other"], row["other_file"]) for row in rows}
     assert ("gil", "against fall-2025", "fall-2025/zed/minigrad/engine.py") in found
     assert ("gil", "against twin", "twin/zed/minigrad/engine.py") in found
@@ -179,8 +220,12 @@ def test_refused_uploads_are_left_out_with_the_class_commands_reasons(tmp_path, 
 
 def test_the_class_command_gets_groups_in_its_summary(tmp_path):
     fay = CLOSURES.replace("import math", "import math  # fay's")
-    students = {"ann": {"engine.py": CLOSURES}, "cat": {"engine.py": disguise(CLOSURES)}, "fay": {"engine.py": fay},
-                "bob": {"engine.py": RULES}}  # fmt: skip
+    students = {
+        "ann": {"engine.py": CLOSURES},
+        "cat": {"engine.py": disguise(CLOSURES)},
+        "fay": {"engine.py": fay},
+        "bob": {"engine.py": RULES},
+    }
     submissions = make_class(tmp_path / "class", students)
     out = tmp_path / "out"
     out.mkdir()

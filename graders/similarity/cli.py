@@ -78,8 +78,9 @@ def compare(submissions: list[layouts.Submission], out: Path, options: Options) 
     """Compare the class (and the corpora), write similarity.csv and similarity.html under
     `out`, and return what was found."""
     students, left_out = sources.students(submissions)
-    corpora = [sources.corpus(folder, label)
-               for folder, label in zip(options.against, sources.corpus_labels(options.against))]  # fmt: skip
+    corpora = [
+        sources.corpus(folder, label) for folder, label in zip(options.against, sources.corpus_labels(options.against))
+    ]
     everyone = students + corpora
     prints = matching.fingerprint_all(everyone, release.boilerplate(options.release), options.jobs)
     modules = release.modules(options.release)
@@ -87,14 +88,16 @@ def compare(submissions: list[layouts.Submission], out: Path, options: Options) 
     matches = matching.find(everyone, prints, modules, options.threshold)
     groups = matching.groups(matches)
     default = " (the default)" if options.threshold == matching.THRESHOLD else ""
-    facts = [f"threshold {options.threshold:.2f}{default}: a pair of files is listed when either has that share "
-             f"of its own code in the other and at least {matching.MIN_MATCHED} tokens match",
-             f"students compared: {len(students)}, not compared: {len(left_out)}",
-             f"left out: the release's own code ({markdown(options.release.name)}/), and code found in more than "
-             f"{options.common} students' files ({ignored} fingerprints)" if options.common > 0 else
-             f"left out: the release's own code ({markdown(options.release.name)}/)",
-             *[f"against {markdown(c.name)}: {len(c.files)} files" for c in corpora],
-             f"pairs at or above the threshold: {len(report.pairs(matches))} ({len(matches)} files)"]  # fmt: skip
+    idiom = f", and code found in more than {options.common} students' files ({ignored} fingerprints)"
+    idiom = idiom if options.common > 0 else ""
+    facts = [
+        f"threshold {options.threshold:.2f}{default}: a pair of files is listed when either has that share "
+        f"of its own code in the other and at least {matching.MIN_MATCHED} tokens match",
+        f"students compared: {len(students)}, not compared: {len(left_out)}",
+        f"left out: the release's own code ({markdown(options.release.name)}/){idiom}",
+        *[f"against {markdown(c.name)}: {len(c.files)} files" for c in corpora],
+        f"pairs at or above the threshold: {len(report.pairs(matches))} ({len(matches)} files)",
+    ]
     texts = {key: found.text for key, found in prints.items()}
     report.write_csv(out, matches, texts)
     report.write_html(out, matches, texts, facts + left_out, groups)

@@ -52,8 +52,7 @@ class Fingerprint:
         if self.keys.isdisjoint(common):
             return self
         positions = {key: where for key, where in self.positions.items() if key not in common}
-        return replace(self, keys=frozenset(positions), positions=positions,
-                       coverage=_coverage(positions, self.length))  # fmt: skip
+        return replace(self, keys=frozenset(positions), positions=positions, coverage=_coverage(positions, self.length))
 
 
 @dataclass(frozen=True)

@@ -70,8 +70,9 @@ def fingerprint_all(sources: list[Source], boilerplate: np.ndarray, jobs: int) -
     return {key: done[digest] for key, digest in digests.items()}
 
 
-def without_common(sources: list[Source], prints: dict[tuple[str, str], Fingerprint], modules: set[str],
-                   common: int) -> tuple[dict[tuple[str, str], Fingerprint], int]:  # fmt: skip
+def without_common(
+    sources: list[Source], prints: dict[tuple[str, str], Fingerprint], modules: set[str], common: int
+) -> tuple[dict[tuple[str, str], Fingerprint], int]:
     """The fingerprints without those found in more than `common` students' files of one name
     (0: none removed), and how many were removed. A corpus file loses those of its name's
     files, or of all files when its name is no module of the release."""
@@ -91,8 +92,9 @@ def without_common(sources: list[Source], prints: dict[tuple[str, str], Fingerpr
     return kept, len(everywhere)
 
 
-def find(sources: list[Source], prints: dict[tuple[str, str], Fingerprint], modules: set[str],
-         threshold: float) -> list[Match]:  # fmt: skip
+def find(
+    sources: list[Source], prints: dict[tuple[str, str], Fingerprint], modules: set[str], threshold: float
+) -> list[Match]:
     """The pairs at or above `threshold`, highest first."""
     students = sorted((s for s in sources if not s.corpus), key=lambda s: s.name)
     found = []
@@ -111,8 +113,9 @@ def find(sources: list[Source], prints: dict[tuple[str, str], Fingerprint], modu
     return sorted(kept, key=lambda m: (-round(m.score, 6), -m.overlap.matched, m.a, m.b, m.file_a, m.file_b))
 
 
-def _match(a: str, b: str, file_a: str, file_b: str, prints: dict[tuple[str, str], Fingerprint],
-           corpus: bool) -> Match | None:  # fmt: skip
+def _match(
+    a: str, b: str, file_a: str, file_b: str, prints: dict[tuple[str, str], Fingerprint], corpus: bool
+) -> Match | None:
     overlap = compare(prints[(a, file_a)], prints[(b, file_b)])
     return None if overlap is None else Match(a, b, file_a, file_b, overlap, corpus)
 

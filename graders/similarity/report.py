@@ -23,8 +23,17 @@ from .matching import Match
 SHOWN = 50  # pairs of students shown side by side in similarity.html; the CSV has them all
 CONTEXT = 3  # unmatched lines shown around each matched one
 SHOWN_CODE = 16_000_000  # characters of code the page shows at most (a few hundred uploads' worth)
-COLUMNS = ["student", "other", "file", "other_file", "similarity", "other_similarity", "matched_tokens",
-           "lines", "other_lines"]  # fmt: skip
+COLUMNS = [
+    "student",
+    "other",
+    "file",
+    "other_file",
+    "similarity",
+    "other_similarity",
+    "matched_tokens",
+    "lines",
+    "other_lines",
+]
 
 
 def other(match: Match) -> str:
@@ -43,10 +52,19 @@ def rows(matches: list[Match], texts: dict[tuple[str, str], str]) -> list[list[s
     found = []
     for m in matches:
         spans_a, spans_b = m.overlap.spans
-        found.append([m.a, other(m), m.file_a, m.file_b, f"{m.overlap.similarity[0]:.3f}",
-                      f"{m.overlap.similarity[1]:.3f}", str(m.overlap.matched),
-                      longest_lines(texts[(m.a, m.file_a)], spans_a),
-                      longest_lines(texts[(m.b, m.file_b)], spans_b)])  # fmt: skip
+        found.append(
+            [
+                m.a,
+                other(m),
+                m.file_a,
+                m.file_b,
+                f"{m.overlap.similarity[0]:.3f}",
+                f"{m.overlap.similarity[1]:.3f}",
+                str(m.overlap.matched),
+                longest_lines(texts[(m.a, m.file_a)], spans_a),
+                longest_lines(texts[(m.b, m.file_b)], spans_b),
+            ]
+        )
     return found
 
 
@@ -128,10 +146,14 @@ def page(matches: list[Match], texts: dict[tuple[str, str], str], facts: list[st
     would pass SHOWN_CODE characters: uploads may be large, the page must still open)."""
     ranked = pairs(matches)
     shown = _shown(ranked, texts)
-    parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-             f"<title>minigrad: similar code</title><style>{STYLE}</style></head><body>",
-             "<h1>minigrad: similar code</h1>", "<ul>"]  # fmt: skip
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>minigrad: similar code</title><style>{STYLE}</style></head><body>",
+        "<h1>minigrad: similar code</h1>",
+        "<ul>",
+    ]
     parts += [*[f"<li>{html(fact)}</li>" for fact in facts], "</ul>"]
     if groups:
         parts += ["<h2>Groups of three or more</h2>", "<ul>"]
@@ -144,8 +166,10 @@ def page(matches: list[Match], texts: dict[tuple[str, str], str], facts: list[st
     for n, (a, b, found) in enumerate(ranked, 1):
         name = f'<a href="#pair-{n}">{n}</a>' if n <= shown else str(n)
         files = ", ".join(m.file_a if m.file_a == m.file_b else f"{m.file_a} / {m.file_b}" for m in found)
-        parts.append(f"<tr><td>{name}</td><td>{html(a)}</td><td>{html(b)}</td>"
-                     f"<td>{found[0].score:.0%}</td><td>{html(files)}</td></tr>")  # fmt: skip
+        parts.append(
+            f"<tr><td>{name}</td><td>{html(a)}</td><td>{html(b)}</td>"
+            f"<td>{found[0].score:.0%}</td><td>{html(files)}</td></tr>"
+        )
     parts.append("</table>")
     if len(ranked) > shown:
         parts.append(f"<p>The first {shown} pairs are shown below; similarity.csv lists all {len(ranked)}.</p>")
@@ -155,11 +179,15 @@ def page(matches: list[Match], texts: dict[tuple[str, str], str], facts: list[st
             text_a, text_b = texts[(m.a, m.file_a)], texts[(m.b, m.file_b)]
             spans_a, spans_b = m.overlap.spans
             share_a, share_b = m.overlap.similarity
-            parts.append(f"<h3>{html(m.file_a)} ({share_a:.0%} of it, lines {longest_lines(text_a, spans_a)}) and "
-                         f"{html(m.file_b)} ({share_b:.0%}, lines {longest_lines(text_b, spans_b)}): "
-                         f"{m.overlap.matched} matched tokens</h3>")  # fmt: skip
-            parts.append(f'<div class="sides"><pre>{highlighted(text_a, spans_a)}</pre>'
-                         f"<pre>{highlighted(text_b, spans_b)}</pre></div>")  # fmt: skip
+            parts.append(
+                f"<h3>{html(m.file_a)} ({share_a:.0%} of it, lines {longest_lines(text_a, spans_a)}) and "
+                f"{html(m.file_b)} ({share_b:.0%}, lines {longest_lines(text_b, spans_b)}): "
+                f"{m.overlap.matched} matched tokens</h3>"
+            )
+            parts.append(
+                f'<div class="sides"><pre>{highlighted(text_a, spans_a)}</pre>'
+                f"<pre>{highlighted(text_b, spans_b)}</pre></div>"
+            )
         parts.append("</section>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
@@ -176,19 +204,23 @@ def _shown(ranked: list[tuple[str, str, list[Match]]], texts: dict[tuple[str, st
     return min(len(ranked), SHOWN)
 
 
-def write_html(out: Path, matches: list[Match], texts: dict[tuple[str, str], str], facts: list[str],
-               groups: list[list[str]]) -> Path:  # fmt: skip
+def write_html(
+    out: Path, matches: list[Match], texts: dict[tuple[str, str], str], facts: list[str], groups: list[list[str]]
+) -> Path:
     return writing.write_new(out, "similarity.html", page(matches, texts, facts, groups).encode())
 
 
-def summary_section(matches: list[Match], facts: list[str], left_out: list[str], groups: list[list[str]],
-                    top: int = 5) -> str:  # fmt: skip
+def summary_section(
+    matches: list[Match], facts: list[str], left_out: list[str], groups: list[list[str]], top: int = 5
+) -> str:
     """The 'Similar code' section of summary.md: the facts (the kit's words), who was left out
     (student text, quoted), the groups, the highest pairs."""
     lines = ["", "## Similar code", "", *[f"- {fact}" for fact in facts], *[f"- {markdown(why)}" for why in left_out]]
     lines += [f"- group of {len(group)}: {', '.join(markdown(name) for name in group)}" for group in groups]
     for a, b, found in pairs(matches)[:top]:
         m = found[0]
-        lines.append(f"- {markdown(a)} and {markdown(b)}: {markdown(m.file_a)} {m.overlap.similarity[0]:.0%}, "
-                     f"{markdown(m.file_b)} {m.overlap.similarity[1]:.0%}")  # fmt: skip
+        lines.append(
+            f"- {markdown(a)} and {markdown(b)}: {markdown(m.file_a)} {m.overlap.similarity[0]:.0%}, "
+            f"{markdown(m.file_b)} {m.overlap.similarity[1]:.0%}"
+        )
     return "\n".join(lines) + "\n"
