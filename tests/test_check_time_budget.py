@@ -1,0 +1,60 @@
+"""The public checks' time budget is CPU time: a check that computes but gets little of a busy
+machine's CPU is given its budget, and called slow or endless by the CPU it used, never
+"waiting" like a sleep.
+
+The busy machine is made exactly: the test stops and continues the checks' process, letting it
+run a tenth of the time, so its share of a core is about 10% whatever else the machine does.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from grading import ROOT
+
+CHECKS = ROOT / "assignments" / "checks"
+
+
+def looping_submission(tmp_path: Path) -> Path:
+    """The reference, with an endless loop in `Value.__neg__`."""
+    shutil.copytree(
+        ROOT / "reference" / "minigrad", tmp_path / "minigrad", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    engine = tmp_path / "minigrad" / "engine.py"
+    engine.write_text(
+        engine.read_text().replace("        return self * -1\n", "        while True:\n            pass\n", 1)
+    )
+    return tmp_path
+
+
+def run_throttled(command: list[str], share: float, limit: float) -> str:
+    """Run `command`, letting it compute only `share` of each tenth of a second; its output."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})  # fmt: skip
+    deadline = time.monotonic() + limit
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1 * share)
+            process.send_signal(signal.SIGSTOP)
+            time.sleep(0.1 * (1 - share))
+            process.send_signal(signal.SIGCONT)
+    finally:
+        process.send_signal(signal.SIGCONT)
+    out, _ = process.communicate(timeout=limit)
+    return out
+
+
+def test_a_starved_loop_is_stopped_by_the_cpu_it_used_not_called_a_wait(tmp_path: Path) -> None:
+    folder = looping_submission(tmp_path)
+    command = [sys.executable, "-m", "pytest", str(CHECKS), "--submission", str(folder), "-q", "--tb=no", "-rN",
+               "--no-header", "-p", "no:cacheprovider", "--part", "value", "--time-limit", "0.5",
+               "-k", "test_unary_forward and -a"]  # fmt: skip
+    out = run_throttled(command, share=0.1, limit=120)
+    assert "took 0.5 s (limit 0.5 s): slow, or an endless loop in `Value.__neg__` (minigrad/engine.py:" in out, out
+    assert "waited" not in out, out
