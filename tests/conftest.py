@@ -2,6 +2,7 @@
 and prove the tests leave the project's own files alone."""
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -13,12 +14,21 @@ sys.path.insert(0, str(ROOT / "reference" / "checks"))
 
 
 def snapshot(folder: Path) -> dict[str, tuple[str, int, int]]:
-    """Each file under `folder`: its bytes' hash, its mode and its number of links."""
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            info, digest = path.lstat(), hashlib.sha256(path.read_bytes()).hexdigest()
-            found[str(path.relative_to(ROOT))] = (digest, info.st_mode, info.st_nlink)
+    """Each file under `folder`: its bytes' hash, its mode and its number of links. Walked
+    with a list, never through a link and without recursion, so a link or a deep folder that
+    a test leaves there is reported, not a RecursionError."""
+    found, folders = {}, [folder]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                path = Path(entry.path)
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        folders.append(path)
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                digest = hashlib.sha256(path.read_bytes()).hexdigest() if entry.is_file(follow_symlinks=False) else "-"
+                found[str(path.relative_to(ROOT))] = (digest, info.st_mode, info.st_nlink)
     return found
 
 
