@@ -95,7 +95,7 @@ def common_hints(records: dict[str, StoredGrade]) -> list[tuple[str, int]]:
             for line in output.splitlines()
             if line.strip().startswith("hint:")
         )
-        counts.update(hints)  # in the order the tests ran: ties are listed the same way every run
+        counts.update(list(hints))  # in the order the tests ran: ties are listed the same way every run
     return counts.most_common(HINTS)
 
 
