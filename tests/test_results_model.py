@@ -3,6 +3,8 @@ in, every reader gets back, with one rule for a bonus test."""
 
 from __future__ import annotations
 
+from graders.class_grading import report
+from graders.class_grading.records import StoredGrade
 from graders.results import Verdict, gradescope, part_totals, read
 
 
@@ -24,3 +26,22 @@ def test_a_bonus_tag_on_a_test_that_counts_in_the_maximum_is_no_bonus():
     test = {"name": "t", "tags": ["value", "bonus"], "score": 1.0, "max_score": 1.0, "status": "passed", "output": ""}
     grade = read({"score": 1.0, "max_score": 1.0, "tests": [test]})
     assert grade.parts == {"value": (1.0, 1.0)} and grade.bonus == 0.0
+
+
+def test_the_class_summary_counts_each_hint_once_per_student_ties_in_the_order_tests_ran():
+    def failed(*hints: str) -> dict:
+        tests = [
+            {
+                "name": h,
+                "tags": ["value"],
+                "score": 0.0,
+                "max_score": 1.0,
+                "status": "failed",
+                "output": f"wrong\nhint: {h}\nhint: {h}",
+            }
+            for h in hints
+        ]
+        return {"score": 0.0, "max_score": float(len(hints)), "tests": tests}
+
+    class_ = {"a": StoredGrade("a", failed("z", "y"), {}), "b": StoredGrade("b", failed("y", "x", "z"), {})}
+    assert report.common_hints(class_) == [("z", 2), ("y", 2), ("x", 1)]
