@@ -167,12 +167,19 @@ def grade_class(submissions: Path, out: Path, *options: str) -> tuple[subprocess
     """minigrad-class in a fresh process under a wrapper that reports the peak memory (KiB) of
     the command and everything it started; its temporary folder must end up empty."""
     command = [sys.executable, "-m", "graders.class_grading.cli", str(submissions), "--out", str(out), *options]
-    wrapper = ("import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
-               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
-               "sys.exit(code)")  # fmt: skip
+    wrapper = (
+        "import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+        "sys.exit(code)"
+    )
     with grader_tmp() as work:
-        run = subprocess.run([sys.executable, "-c", wrapper, *command], capture_output=True, text=True, timeout=900,
-                             env={**os.environ, "TMPDIR": str(work)})  # fmt: skip
+        run = subprocess.run(
+            [sys.executable, "-c", wrapper, *command],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**os.environ, "TMPDIR": str(work)},
+        )
     assert run.returncode == 0, run.stderr[-3000:]
     peak = int(run.stderr.strip().splitlines()[-1])
     return run, peak
@@ -220,7 +227,7 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
         # attacks
         "mallory_201_9101_hw1.zip": zip_bytes(
             {**under("minigrad", ada), f"//tmp/{slip}/y.py": b"pwned\n", f"../../{slip}/z.py": b"pwned\n"}
-        ),  # fmt: skip
+        ),
         "bomber_202_9102_hw1.zip": zip_bomb(),
         "seeker_203_9103_hw1.zip": seek_bomb(),
         "locked_204_9104_hw1.zip": encrypted_zip(under("minigrad", ada)),
@@ -243,8 +250,17 @@ def test_an_lms_download_of_attacks_costs_only_the_attackers(tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["download.zip", "out"]  # nothing beside --out
     rows, errors = check_outputs(out, tmp_path)
     totals = {s: float(r["total"]) for s, r in rows.items() if r["status"] == "graded"}
-    assert totals == {"alice": 12.0, "bob": 10.0, "tia": 12.0, "sam-104": 12.0, "sam-105": 10.0,
-                      "gradebook-db": 12.0, "2-3": 10.0, "linker": 12.0, "huge": 0.0}  # fmt: skip
+    assert totals == {
+        "alice": 12.0,
+        "bob": 10.0,
+        "tia": 12.0,
+        "sam-104": 12.0,
+        "sam-105": 10.0,
+        "gradebook-db": 12.0,
+        "2-3": 10.0,
+        "linker": 12.0,
+        "huge": 0.0,
+    }
     assert rows["alice"]["late"] == "late" and rows["alice"]["canvas_user_id"] == "101" and rows["bob"]["late"] == ""
     assert rows["tia"]["found_in"] == "hw1.tar.gz/hw1/minigrad"
     for older in ("checkpoint.py", "checkpoint-1.py"):
@@ -300,23 +316,37 @@ BOMBS = {  # name: (how to build it, why it is refused); built when its test run
     "seek.zip": (seek_bomb, "seek.zip: 20000 files, over the 2000 allowed"),
     "deep.zip": (lambda: nested(5, {"a.py": b""}), "level1.zip: archives nested more than 3 deep"),
     "big.tar.gz": (lambda: claim("zeros.bin", 60 * MiB), "big.tar.gz: compressed over 100 to 1 (a tar bomb?)"),
-    "huge.tar.gz": (lambda: claim("zeros.bin", 200 * MiB),
-                    "huge.tar.gz: zeros.bin: 209715200 bytes, over what is left of the budget"),
+    "huge.tar.gz": (
+        lambda: claim("zeros.bin", 200 * MiB),
+        "huge.tar.gz: zeros.bin: 209715200 bytes, over what is left of the budget",
+    ),
     # a pax header 1 GiB long: tarfile reads a header whole, into memory
-    "pax.tar.gz": (lambda: claim("././@PaxHeader", 1 << 30, tarfile.XHDTYPE),
-                   "pax.tar.gz: compressed over 100 to 1 (a tar bomb?)"),
-    "many.tar": (lambda: tar_bytes({f"{i}.txt": b"" for i in range(3000)}, "w"),
-                 "many.tar: more than 2000 files in the archive (at 2000.txt)"),
-    "slip.zip": (lambda: zip_bytes({"a\\..\\..\\b.py": b""}),
-                 f"slip.zip: a member has {WINDOWS}: 'a\\\\..\\\\..\\\\b.py'"),
+    "pax.tar.gz": (
+        lambda: claim("././@PaxHeader", 1 << 30, tarfile.XHDTYPE),
+        "pax.tar.gz: compressed over 100 to 1 (a tar bomb?)",
+    ),
+    "many.tar": (
+        lambda: tar_bytes({f"{i}.txt": b"" for i in range(3000)}, "w"),
+        "many.tar: more than 2000 files in the archive (at 2000.txt)",
+    ),
+    "slip.zip": (
+        lambda: zip_bytes({"a\\..\\..\\b.py": b""}),
+        f"slip.zip: a member has {WINDOWS}: 'a\\\\..\\\\..\\\\b.py'",
+    ),
     "drive.zip": (lambda: zip_bytes({"C:/x.py": b""}), f"drive.zip: a member has {WINDOWS}: 'C:/x.py'"),
-    "big.zip": (lambda: zip_bytes({"huge.zip": bytes(40 * MiB)}),
-                "big.zip: huge.zip: 41943040 bytes unpacked, over the 32 MiB allowed"),
-    "tower.zip": (lambda: zip_bytes({"a/" * 40 + "x.py": b""}),
-                  f"tower.zip: a member has a path over 32 folders deep: '{'a/' * 40}x.py'"),
-    "lies.zip": (lambda: b"PK\x03\x04 not a zip at all",
-                 "lies.zip: not a readable archive (BadZipFile: File is not a zip file)"),
-}  # fmt: skip
+    "big.zip": (
+        lambda: zip_bytes({"huge.zip": bytes(40 * MiB)}),
+        "big.zip: huge.zip: 41943040 bytes unpacked, over the 32 MiB allowed",
+    ),
+    "tower.zip": (
+        lambda: zip_bytes({"a/" * 40 + "x.py": b""}),
+        f"tower.zip: a member has a path over 32 folders deep: '{'a/' * 40}x.py'",
+    ),
+    "lies.zip": (
+        lambda: b"PK\x03\x04 not a zip at all",
+        "lies.zip: not a readable archive (BadZipFile: File is not a zip file)",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", BOMBS)
@@ -337,14 +367,20 @@ def test_each_bomb_is_refused_fast_and_writes_nothing_out_of_its_folder(tmp_path
 def test_what_grading_cannot_use_is_left_out_and_said(tmp_path: Path) -> None:
     """A .py file too large to grade, a link, a file of another kind: left out, the rest unpacked."""
     archive, folder = tmp_path / "hw.tar.gz", tmp_path / "staging"
-    archive.write_bytes(tar_bytes({"hw/minigrad/engine.py": b"x = 1\n", "hw/minigrad/big.py": bytes(600 * 1024),
-                                   "hw/data.csv": b"1,2\n"}, links={"hw/minigrad/nn.py": "/etc/shadow"}))  # fmt: skip
+    archive.write_bytes(
+        tar_bytes(
+            {"hw/minigrad/engine.py": b"x = 1\n", "hw/minigrad/big.py": bytes(600 * 1024), "hw/data.csv": b"1,2\n"},
+            links={"hw/minigrad/nn.py": "/etc/shadow"},
+        )
+    )
     folder.mkdir()
     budget = archives.Budget()
     archives.unpack(archive, folder, budget)
     assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) == ["hw/minigrad/engine.py"]
-    assert budget.notes == ["hw/minigrad/big.py: over 512 KiB, the most the grader reads; left out",
-                            "hw/minigrad/nn.py: not a regular file (a link or a device); left out"]  # fmt: skip
+    assert budget.notes == [
+        "hw/minigrad/big.py: over 512 KiB, the most the grader reads; left out",
+        "hw/minigrad/nn.py: not a regular file (a link or a device); left out",
+    ]
 
 
 def test_the_packed_archive_is_unpacked_without_tarfile_filters(tmp_path: Path, monkeypatch) -> None:
@@ -404,9 +440,19 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
 
     rows, errors = check_outputs(out, tmp_path)
     totals = {s: float(r["total"]) for s, r in rows.items() if r["status"] == "graded"}
-    assert totals == {"deep": 12.0, "copies": 12.0, "tarball": 10.0, "gradebook-db": 12.0, "2-3": 10.0,
-                      "s80-a-b": 12.0, "s80-a-b-2": 10.0, "José-García": 12.0, "extra": 12.0,
-                      "fifo": 12.0, "weird": 12.0}  # fmt: skip
+    assert totals == {
+        "deep": 12.0,
+        "copies": 12.0,
+        "tarball": 10.0,
+        "gradebook-db": 12.0,
+        "2-3": 10.0,
+        "s80-a-b": 12.0,
+        "s80-a-b-2": 10.0,
+        "José-García": 12.0,
+        "extra": 12.0,
+        "fifo": 12.0,
+        "weird": 12.0,
+    }
     assert "fifo: hw.zip: not a regular file with one link; left out" in run.stdout
     assert errors["abyss"]["problem"].startswith("no minigrad code found (graded 0); the upload holds: ")
     assert "extra: not unpacked: data.tar.gz: not a readable archive (BadGzipFile: " in run.stdout
@@ -453,8 +499,10 @@ def test_a_gradescope_group_is_graded_once_with_a_row_for_each_member(tmp_path: 
     run, _ = grade_class(root, tmp_path / "out", "--parts", "checkpoint", "--due", due, "--late-policy", "per-day:10")
     rows, _ = check_outputs(tmp_path / "out", tmp_path)
     assert {s: (r["total"], r["hours_late"], r["total_after_late"]) for s, r in rows.items()} == {
-        "1-2": ("12", "0", "12"), "b2": ("12", "0", "12"), "cy-x-edu": ("10", "44.5", "7.6"),
-    }  # fmt: skip
+        "1-2": ("12", "0", "12"),
+        "b2": ("12", "0", "12"),
+        "cy-x-edu": ("10", "44.5", "7.6"),
+    }
     assert rows["1-2"]["submitters"] == rows["b2"]["submitters"] == "'=1+2; b2"  # the CSV neutralises the formula
     assert rows["b2"]["gradescope_submission_id"] == "1" and rows["cy-x-edu"]["email"] == "cy@x.edu"
     assert "graded now: 2" in run.stdout  # two gradings for three students
@@ -471,11 +519,22 @@ def test_sigterm_removes_staging_and_keeps_finished_grades(tmp_path: Path) -> No
         (classes / student).mkdir(parents=True)
         (classes / student / "hw.zip").write_bytes(zip_bytes(under("minigrad", ada)))
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "graders.class_grading.cli", str(classes), "--out", str(out), "--jobs", "1",
-               "--parts", "checkpoint,value"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "graders.class_grading.cli",
+        str(classes),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--parts",
+        "checkpoint,value",
+    ]
     with grader_tmp() as work:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   env={**os.environ, "TMPDIR": str(work)})  # fmt: skip
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(work)}
+        )
         deadline = time.monotonic() + 300
         while not list(out.glob(".staging-*/folder-*")):
             assert process.poll() is None and time.monotonic() < deadline, process.communicate()
