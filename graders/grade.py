@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from . import upload_check, writing
+from . import output_files, upload_check
 from .escape import json_text, say, untrusted
 from .grading_run import GradingRun
 from .isolation import identity, sandbox, selftest
@@ -125,7 +125,7 @@ def stop_cleanly_on_sigterm(who: identity.Identity | None, root: Path) -> None:
 def run(submission: Path, out: Path, options: Options) -> int:
     """Grade `submission` into `out` (made if missing): 0 when a grade was written, whatever the
     score; 2 when the machine cannot grade safely or the grader failed (said on stderr)."""
-    writing.prepare_folder(out)
+    output_files.prepare_folder(out)
     with identity.claimed() if os.geteuid() == 0 else nullcontext(None) as who, private_tempdir() as root:
         stop_cleanly_on_sigterm(who, root)
         return grade(submission, out, options, who, root)
@@ -176,7 +176,7 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
     }
     results = gradescope(records, time.monotonic() - start, text, extra)
     report = json.loads((root / "report.json").read_bytes())  # pytest-json-report's: it quotes every message
-    writing.write_new(out, "report.json", (json_text(report) + "\n").encode())
-    writing.write_new(out, "results.json", (json_text(results) + "\n").encode())
+    output_files.write_new(out, "report.json", (json_text(report) + "\n").encode())
+    output_files.write_new(out, "results.json", (json_text(results) + "\n").encode())
     say(text)  # the grade is written: printing it can no longer cost it
     return 0

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import kit, writing
+from . import kit, output_files
 from .child_loop import run_reference
 from .protocol import Outcome
 
@@ -32,15 +32,15 @@ def answers(cache: Path | None, programs: list[list], tests: list[str], parts: l
     if cache is None:
         return run_reference(programs, tests, parts)
     name = f"{key(programs)}.json"
-    writing.prepare_folder(cache)
+    output_files.prepare_folder(cache)
     with _locked(cache / f"{name}.lock"):
-        stored = writing.read_json(cache / name)
+        stored = output_files.read_json(cache / name)
         if isinstance(stored, list) and len(stored) == len(programs):
             return [Outcome(entry["out"], entry["error"]) for entry in stored]
         outcomes = run_reference(programs, tests, parts)
         if all(outcome.error is None for outcome in outcomes):
             data = json.dumps([{"out": o.out, "error": o.error} for o in outcomes]).encode()
-            writing.write_new(cache, name, data, mode=0o600)
+            output_files.write_new(cache, name, data, mode=0o600)
     return outcomes
 
 

@@ -21,7 +21,7 @@ import pytest
 from test_class_grading import grade_class, read_csv
 
 from course.submissions import materialize
-from graders.class_grading import cluster, grading, kit_version, packing
+from graders.class_grading import cluster, jobs, kit_version, packing
 
 from grading import ROOT, leftover_processes, needs_isolation
 
@@ -357,8 +357,8 @@ def test_ctrl_c_stops_every_grading_on_every_worker(
 
 def test_a_worker_with_another_kit_refuses_the_job(tmp_path: Path) -> None:
     packed = packing.pack(materialize(EXAMPLES / "ada-correct.json", tmp_path / "ada"))
-    job = grading.Job("ada", packed.archive, packed.digest, ("--seed", "0"), "0" * 64, str(tmp_path / "cache"))
-    graded = grading.grade(job)
+    job = jobs.Job("ada", packed.archive, packed.digest, ("--seed", "0"), "0" * 64, str(tmp_path / "cache"))
+    graded = jobs.grade(job)
     assert graded.results is None
     assert graded.problem == (
         f"kit version mismatch: this worker runs {kit_version.digest()[:12]}, the class command 000000000000; "

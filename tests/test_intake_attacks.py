@@ -28,7 +28,7 @@ import pytest
 
 from course.submissions import materialize
 from graders import intake
-from graders.class_grading import archives, batch, grading, layouts, packing
+from graders.class_grading import archives, batch, jobs, layouts, packing
 
 from grading import ROOT, grader_tmp, needs_isolation
 from nbgrader_export import nbgrader_export
@@ -581,17 +581,17 @@ def test_an_upload_that_cannot_be_packed_or_written_costs_only_its_student(tmp_p
     """Packing and writing run in the class command itself, on student text: whatever they
     raise is that student's row in errors.csv, and the other students are still graded."""
 
-    def make_job(task: batch.Task) -> grading.Job:
+    def make_job(task: batch.Task) -> jobs.Job:
         if task.student == "packs-badly":
             raise UnicodeEncodeError("utf-8", "\udcff", 0, 1, "surrogates not allowed")
-        return grading.Job(task.student, b"", "digest", (), "kit", None, 0.0)
+        return jobs.Job(task.student, b"", "digest", (), "kit", None, 0.0)
 
-    def finish(job: grading.Job, graded: grading.Graded) -> str | None:
+    def finish(job: jobs.Job, graded: jobs.Graded) -> str | None:
         if job.student == "writes-badly":
             raise OSError(28, "No space left on device")
         return None
 
-    monkeypatch.setattr(grading, "grade", lambda job: grading.Graded(job.student, "{}", "{}", None))
+    monkeypatch.setattr(jobs, "grade", lambda job: jobs.Graded(job.student, "{}", "{}", None))
     tasks = [batch.Task(name, tmp_path, 0.0) for name in ("honest", "packs-badly", "writes-badly", "later")]
     failed, interrupted = batch.run(tasks, ThreadPoolExecutor(1), 2, make_job, finish)
     assert not interrupted

@@ -26,7 +26,7 @@ from graders import grade, intake
 from graders.escape import say
 from graders.parts import PARTS
 
-from . import feedback, gradebook, grading, kit_version, layouts, packing, records, report, tables
+from . import feedback, gradebook, jobs, kit_version, layouts, packing, records, report, tables
 from .records import StoredGrade
 
 GRADEBOOK = "gradebook.db"
@@ -95,7 +95,7 @@ def grade_class(
 
         pool, slots = cluster.connect(options.scheduler, *options.tls)
     else:
-        pool, slots = grading.executor(options.jobs), options.jobs
+        pool, slots = jobs.executor(options.jobs), options.jobs
     done = partial(finish, out=out, wanted=wanted, grades=grades, members=members, seen=seen, flagged=flagged)
     failed, interrupted = run(tasks, pool, 2 * slots, make_job, done)
     for primary, others in members.items():
@@ -235,7 +235,7 @@ def _job(
     out: Path,
     flagged: dict[str, str],
     seen: dict[str, packing.Packed],
-) -> grading.Job:
+) -> jobs.Job:
     """The task packed just before it is submitted, so only a window of archives is in memory
     (`seen` keeps where the package was, without the files). An upload where no package is
     found is still graded (0, every test saying why) and flagged."""
@@ -244,7 +244,7 @@ def _job(
     if not packed.found:
         flagged[task.student] = not_found(task, out, base.argv())
     options = replace(base, label=task.source or str(task.upload), refused=tuple(packed.refused)).argv()
-    return grading.Job(task.student, packed.archive, packed.digest, options, kit, cache, task.seconds)
+    return jobs.Job(task.student, packed.archive, packed.digest, options, kit, cache, task.seconds)
 
 
 def not_found(task: Task, out: Path, options: tuple[str, ...]) -> str:
@@ -279,14 +279,14 @@ def run(
     tasks: list[Task],
     pool: Executor,
     window: int,
-    make_job: Callable[[Task], grading.Job],
-    finish: Callable[[grading.Job, grading.Graded], str | None],
+    make_job: Callable[[Task], jobs.Job],
+    finish: Callable[[jobs.Job, jobs.Graded], str | None],
 ) -> tuple[dict[str, str], bool]:
     """Grade `tasks` on `pool`, at most `window` submitted at once, each result written as it
     arrives (so a crash or Ctrl-C loses nothing finished), with a progress bar; returns each
     failed student's problem and whether Ctrl-C stopped the run."""
     failed: dict[str, str] = {}
-    waiting: dict[Future, grading.Job] = {}
+    waiting: dict[Future, jobs.Job] = {}
     queue = iter(tasks)
     try:
         with tqdm(total=len(tasks), unit="student", desc="grading", dynamic_ncols=True) as bar:
@@ -298,7 +298,7 @@ def run(
                         failed[task.student] = f"the upload could not be packed: {type(error).__name__}: {error}"
                         bar.update()
                         continue
-                    waiting[pool.submit(grading.grade, job)] = job
+                    waiting[pool.submit(jobs.grade, job)] = job
                 if not waiting:
                     break
                 done, _ = wait(waiting, return_when=FIRST_COMPLETED)
@@ -310,7 +310,7 @@ def run(
                     bar.update()
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
-        grading.stop_all()
+        jobs.stop_all()
         pool.shutdown(wait=True)
         print("\ninterrupted: finished grades are kept; run again with --resume for the rest", file=sys.stderr)
         return failed, True
@@ -318,9 +318,7 @@ def run(
     return failed, False
 
 
-def _finished(
-    finish: Callable[[grading.Job, grading.Graded], str | None], job: grading.Job, graded: grading.Graded
-) -> str | None:
+def _finished(finish: Callable[[jobs.Job, jobs.Graded], str | None], job: jobs.Job, graded: jobs.Graded) -> str | None:
     """`finish`, with anything it raises made that student's problem: the batch goes on."""
     try:
         return finish(job, graded)
@@ -351,8 +349,8 @@ def close_gradebook(grades: gradebook.Writer | None) -> list[str]:
 
 
 def finish(
-    job: grading.Job,
-    graded: grading.Graded,
+    job: jobs.Job,
+    graded: jobs.Graded,
     out: Path,
     wanted: dict,
     grades: gradebook.Writer | None,

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from graders import course_seed, writing
+from graders import course_seed, output_files
 from graders.isolation import preflight, sandbox
 from graders.parts import PARTS
 
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.scheduler and (status := preflight.check(args.isolation, args.official)):
         return status  # this machine cannot grade (said on stderr): refused before any student
     layouts.check_out(args.submissions, args.out)
-    writing.prepare_folder(args.out)
+    output_files.prepare_folder(args.out)
     staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=args.out))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

@@ -2,7 +2,7 @@
 
 The class command talks to a `concurrent.futures.Executor` either way; this module makes one
 from a Dask client (`Client.get_executor`), so Dask schedules, retries and rebalances and the
-kit writes no scheduler of its own. Each task is `grading.grade(job)`, named by the student
+kit writes no scheduler of its own. Each task is `jobs.grade(job)`, named by the student
 and the archive hash (two students with equal files are never merged into one task), with
 the student's last grading time as its priority, so the slowest start first.
 
@@ -24,7 +24,7 @@ from concurrent.futures import Executor, Future
 from distributed import Client
 from distributed.security import Security
 
-from . import grading
+from . import jobs
 
 RETRIES = 2  # a task that raised (not a grade: the grader never raises for a student) runs again
 CONNECT_TIMEOUT = "30s"
@@ -62,7 +62,7 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def task_key(job: grading.Job) -> str:
+def task_key(job: jobs.Job) -> str:
     return f"grade-{job.student}-{job.digest[:16]}"
 
 
@@ -74,7 +74,7 @@ class ClusterExecutor(Executor):
         self.client = client
         self.tasks = client.get_executor(pure=False, retries=RETRIES)
 
-    def submit(self, fn, job: grading.Job, /) -> Future:  # type: ignore[override]
+    def submit(self, fn, job: jobs.Job, /) -> Future:  # type: ignore[override]
         return self.tasks.submit(fn, job, key=task_key(job), priority=round(job.seconds * 1000))
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders import writing
+from graders import output_files
 from graders.escape import html, markdown, markdown_block, visible
 from graders.results import read
 
@@ -116,7 +116,7 @@ def write_zip(out: Path, graded: dict[str, dict]) -> None:
         for student in sorted(graded):
             name = f"{visible(student)}.html"  # an id is already safe; a zip name must encode, whatever it is
             bundle.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), page(student, graded[student]))
-    writing.write_new(out, "feedback.zip", data.getvalue())
+    output_files.write_new(out, "feedback.zip", data.getvalue())
 
 
 def _total(results: dict) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders import writing
+from graders import output_files
 from graders.escape import json_text
 
 RESULTS = "results.json"
@@ -31,7 +31,7 @@ class StoredGrade:
 
 def read_object(folder: Path, name: str) -> dict | None:
     """`folder/name` parsed, or None when missing, linked (file or folder) or not a JSON object."""
-    data = None if folder.is_symlink() else writing.read_json(folder / name)
+    data = None if folder.is_symlink() else output_files.read_json(folder / name)
     return data if isinstance(data, dict) else None
 
 
@@ -47,7 +47,7 @@ def write(folder: Path, name: str, data: bytes) -> None:
     """A file in a student's folder, by the hardening rule (never through a link)."""
     if folder.is_symlink() or not folder.is_dir():
         raise OSError(f"{folder} is not a real folder")
-    writing.write_new(folder, name, data)
+    output_files.write_new(folder, name, data)
 
 
 def forget(folder: Path) -> None:

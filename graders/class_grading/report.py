@@ -13,7 +13,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from graders import writing
+from graders import output_files
 from graders.escape import markdown
 from graders.results import read
 
@@ -67,7 +67,7 @@ def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list
         lines += ["", "## Most common mistakes (hints given)", ""]
         lines += [f"- {count} x {markdown(hint)}" for hint, count in common_hints(records)] or ["- none"]
     text = "\n".join(lines) + "\n"
-    writing.write_new(out, "summary.md", text.encode())
+    output_files.write_new(out, "summary.md", text.encode())
     return text
 
 
@@ -118,4 +118,4 @@ def histogram(out: Path, records: dict[str, StoredGrade]) -> None:
     data = io.BytesIO()
     figure.savefig(data, format="png", dpi=100, metadata={"Software": None})
     pyplot.close(figure)
-    writing.write_new(out, "histogram.png", data.getvalue())
+    output_files.write_new(out, "histogram.png", data.getvalue())

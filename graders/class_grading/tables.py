@@ -12,7 +12,7 @@ import io
 import statistics
 from pathlib import Path
 
-from graders import writing
+from graders import output_files
 from graders.escape import csv_cell
 from graders.results import read
 
@@ -30,7 +30,7 @@ def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow([csv_cell(cell) for cell in header])
     writer.writerows([csv_cell(cell) for cell in row] for row in rows)
-    writing.write_new(out, name, text.getvalue().encode())
+    output_files.write_new(out, name, text.getvalue().encode())
 
 
 def grades(

@@ -14,7 +14,7 @@ import json
 import subprocess
 import sys
 
-from graders import kit, writing
+from graders import kit, output_files
 from graders.escape import json_text, markdown, markdown_text, say
 from graders.results import bonus_points, part_scores, read
 
@@ -56,8 +56,8 @@ def main() -> int:
         results.update(output=summary(results, visibility), output_format="md", visibility=visibility)
     else:
         results = no_grade(graded.stderr)
-    writing.prepare_folder(results_folder)
-    writing.write_new(results_folder, "results.json", (json_text(results) + "\n").encode())
+    output_files.prepare_folder(results_folder)
+    output_files.write_new(results_folder, "results.json", (json_text(results) + "\n").encode())
     return 0
 
 

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graders import writing
+from graders import output_files
 from graders.class_grading import layouts
 from graders.escape import markdown, say
 
@@ -127,7 +127,7 @@ def for_class(out: Path, submissions: list[layouts.Submission]) -> None:
     section = report.summary_section(result.matches, result.facts, result.left_out, result.groups)
     summary = out / "summary.md"
     before = summary.read_text(encoding="utf-8") if summary.is_file() and not summary.is_symlink() else ""
-    writing.write_new(out, "summary.md", (before + section).encode())
+    output_files.write_new(out, "summary.md", (before + section).encode())
     tell(result, out)
 
 
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     args, options = parse(argv)
     started = time.perf_counter()
     layouts.check_out(args.submissions, args.out)
-    writing.prepare_folder(args.out)
+    output_files.prepare_folder(args.out)
     staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=args.out))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

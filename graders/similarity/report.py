@@ -15,7 +15,7 @@ import io
 from functools import partial
 from pathlib import Path
 
-from graders import writing
+from graders import output_files
 from graders.escape import csv_cell, html, markdown
 
 from .matching import Match
@@ -73,7 +73,7 @@ def write_csv(out: Path, matches: list[Match], texts: dict[tuple[str, str], str]
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
     writer.writerows([csv_cell(cell) for cell in row] for row in rows(matches, texts))
-    return writing.write_new(out, "similarity.csv", buffer.getvalue().encode())
+    return output_files.write_new(out, "similarity.csv", buffer.getvalue().encode())
 
 
 def pairs(matches: list[Match]) -> list[tuple[str, str, list[Match]]]:
@@ -207,7 +207,7 @@ def _shown(ranked: list[tuple[str, str, list[Match]]], texts: dict[tuple[str, st
 def write_html(
     out: Path, matches: list[Match], texts: dict[tuple[str, str], str], facts: list[str], groups: list[list[str]]
 ) -> Path:
-    return writing.write_new(out, "similarity.html", page(matches, texts, facts, groups).encode())
+    return output_files.write_new(out, "similarity.html", page(matches, texts, facts, groups).encode())
 
 
 def summary_section(
