@@ -17,7 +17,7 @@ def store(url: str, results_by_student: dict[str, dict], roster: list[str] | Non
     minigrad-class feeds it as grades arrive)."""
     writer = Writer(url, roster)
     for student, results in sorted(results_by_student.items()):
-        writer.add(student, results)
+        writer.enter(student, results)
     return writer.close()
 
 

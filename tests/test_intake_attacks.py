@@ -160,6 +160,19 @@ def abyss(top: Path, depth: int, data: bytes) -> None:
     os.close(folder)
 
 
+def fill_in(top: Path, depth: int) -> None:
+    """Remove what `abyss` made, bottom up without recursion: pytest removes its old temporary
+    folders with a recursive `shutil.rmtree`, which a tree this deep stops with a RecursionError."""
+    folders = [os.open(top, os.O_RDONLY | os.O_DIRECTORY)]
+    for _ in range(depth):
+        folders.append(os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=folders[-1]))
+    os.unlink("engine.py", dir_fd=folders[-1])
+    os.close(folders.pop())
+    while folders:
+        os.rmdir("a", dir_fd=folders[-1])
+        os.close(folders.pop())
+
+
 # --- running the class command ------------------------------------------------------------------
 
 
@@ -403,7 +416,7 @@ def test_the_packed_archive_is_unpacked_without_tarfile_filters(tmp_path: Path, 
 
 
 @needs_isolation
-def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> None:
+def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     ada, nia = package(ADA, tmp_path), package(NIA, tmp_path)
     classes = tmp_path / "class"
 
@@ -429,6 +442,7 @@ def test_folders_of_awkward_uploads_are_all_found_and_named(tmp_path: Path) -> N
     put("bomb", {"README.md": b"hi"})
     (classes / "bomb" / "hw1.zip").write_bytes(zip_bomb())
     abyss(classes / "abyss", 1200, ada["engine.py"])
+    request.addfinalizer(lambda: fill_in(classes / "abyss", 1200))
     put("fifo/minigrad", ada)  # a FIFO and a link where archives would be: never opened for reading
     os.mkfifo(classes / "fifo" / "hw.zip")
     (classes / "fifo" / "other.tar").symlink_to("/dev/zero")

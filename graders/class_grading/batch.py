@@ -78,7 +78,7 @@ def grade_class(
             kept += 1
             for student in group:
                 if grades:
-                    grades.add(student, records.load(out, student).results)
+                    grades.enter(student, records.load(out, student).results)
             continue
         for student in group:
             records.forget(out / student)  # complete again only once this grading is
@@ -383,7 +383,7 @@ def finish(
             folder, {**wanted, "submission": job.digest, "graded_at": graded_at, "found_in": found_in, "flag": flag}
         )
         if grades:
-            grades.add(student, results)
+            grades.enter(student, results)
     return None
 
 

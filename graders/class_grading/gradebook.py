@@ -96,9 +96,9 @@ class Writer:
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradebook")
         self.pending = [self.thread.submit(self._open, url)]
 
-    def add(self, student: str, results: dict) -> None:
-        """Queue a student's grades; a later `add` of the same student replaces them."""
-        self.pending.append(self.thread.submit(self._add, student, results))
+    def enter(self, student: str, results: dict) -> None:
+        """Queue a student's grades; a later `enter` of the same student replaces them."""
+        self.pending.append(self.thread.submit(self._enter, student, results))
 
     def close(self) -> list[str]:
         """Wait for every queued student, then say what the instructor must know: students
@@ -122,7 +122,7 @@ class Writer:
         for student in self.roster or []:
             self.gradebook.update_or_create_student(student)
 
-    def _add(self, student: str, results: dict) -> None:
+    def _enter(self, student: str, results: dict) -> None:
         try:
             cells = cells_of(student, results)
         except ValueError as error:
