@@ -25,17 +25,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import shutil
-import signal
 import sys
-import tempfile
 from pathlib import Path
 
-from graders import course_seed, output_files
+from graders import course_seed
 from graders.isolation import preflight, sandbox
 from graders.parts import PARTS
 
-from . import layouts, roster
+from . import layouts, roster, staging
 from .batch import ClassOptions, grade_class
 
 STAGING = ".staging-"  # inside --out, for unpacked uploads; removed at the end
@@ -127,32 +124,17 @@ def main(argv: list[str] | None = None) -> int:
     expected = roster.read(args.roster) if args.roster else []  # a bad roster stops us before any grading
     if not args.scheduler and (status := preflight.check(args.isolation, args.official)):
         return status  # this machine cannot grade (said on stderr): refused before any student
-    layouts.check_out(args.submissions, args.out)
-    output_files.prepare_folder(args.out)
-    staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=args.out))
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        layout, submissions, warnings = layouts.collect(args.submissions, args.layout, staging, args.out)
-        status = grade_class(options_of(args, seed), expected, layout, submissions, warnings)
-        if args.similarity and status != 130:
-            from graders.similarity import cli as similarity  # copydetect, only when asked for
+        with staging.uploads(args.submissions, args.out, args.layout, STAGING) as (layout, submissions, warnings):
+            status = grade_class(options_of(args, seed), expected, layout, submissions, warnings)
+            if args.similarity and status != 130:
+                from graders.similarity import cli as similarity  # copydetect, only when asked for
 
-            similarity.for_class(args.out, submissions)
-        return status
-    except KeyboardInterrupt:
+                similarity.for_class(args.out, submissions)
+            return status
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: gradings stopped, finished grades kept, staging removed
         print("\ninterrupted: finished grades are kept; run again with --resume for the rest", file=sys.stderr)
         return 130
-    finally:
-        interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C or SIGTERM cannot cut
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the clean-up short
-        shutil.rmtree(staging, ignore_errors=True)
-        signal.signal(signal.SIGINT, interrupt)
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM ends the command as Ctrl-C does: gradings stopped, finished grades kept, staging removed."""
-    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -15,16 +15,13 @@ more students who share code to summary.md.
 from __future__ import annotations
 
 import argparse
-import shutil
-import signal
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graders import output_files
-from graders.class_grading import layouts
+from graders.class_grading import layouts, staging
 from graders.escape import markdown, say
 
 from . import matching, release, report, sources
@@ -134,29 +131,17 @@ def for_class(out: Path, submissions: list[layouts.Submission]) -> None:
 def main(argv: list[str] | None = None) -> int:
     args, options = parse(argv)
     started = time.perf_counter()
-    layouts.check_out(args.submissions, args.out)
-    output_files.prepare_folder(args.out)
-    staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=args.out))
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        layout, submissions, warnings = layouts.collect(args.submissions, args.layout, staging, args.out)
-        for warning in warnings:
-            say(f"warning: {warning}", sys.stderr)
-        result = compare(submissions, args.out, options)
-    except KeyboardInterrupt:
+        with staging.uploads(args.submissions, args.out, args.layout, STAGING) as (layout, submissions, warnings):
+            for warning in warnings:
+                say(f"warning: {warning}", sys.stderr)
+            result = compare(submissions, args.out, options)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM; staging removed
         print("\ninterrupted: nothing written", file=sys.stderr)
         return 130
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        signal.signal(signal.SIGTERM, previous)
     tell(result, args.out)
     print(f"{layout} layout, {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM ends the command as Ctrl-C does, staging removed."""
-    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
