@@ -50,16 +50,18 @@ def part_totals(records: list[Verdict]) -> dict[str, tuple[float, float]]:
 
 
 def summary(records: list[Verdict], header: list[str], notes: Sequence[str] = ()) -> str:
-    """The header, the score of each part and the total, the bonus points apart (they are not
-    part of the maximum), then the notes (problems said once for the whole grading instead of
-    under every test they stopped). No line of the header or of a note can hide a control
-    character: the text is printed, and a cursor move could rewrite the score above it."""
+    """The header, the score of each part and the total ("106.5 / 122 + 4 bonus": the parts add
+    up to the base, the bonus is not part of the maximum) and the bonus out of its own, then
+    the notes (problems said once for the whole grading instead of under every test they
+    stopped). No line of the header or of a note can hide a control character: the text is
+    printed, and a cursor move could rewrite the score above it."""
     base = [r for r in records if not r.bonus]
     bonus = [r for r in records if r.bonus]
     lines = [*header, f"{'part':<12}{'score':>16}"]
     for part, (got, most) in part_totals(records).items():
         lines.append(f"{part:<12}{f'{got:g} / {most:g}':>16}")
-    lines.append(f"{'total':<12}{f'{earned(base):g} / {sum(r.points for r in base):g}':>16}")
+    total = f"{earned(base):g} / {sum(r.points for r in base):g}"
+    lines.append(f"{'total':<12}{total:>16}" + (f" + {earned(bonus):g} bonus" if bonus else ""))
     if bonus:
         lines.append(f"{'bonus':<12}{f'{earned(bonus):g} / {sum(r.points for r in bonus):g}':>16}")
     lines += [f"note: {note}" for note in notes]
@@ -131,6 +133,16 @@ class Grade:
         return bonus_points(self.tests)
 
     @property
+    def base(self) -> float:
+        """The score without the bonus: what the parts add up to, out of `max_score`."""
+        return round(self.score - self.bonus, 6)
+
+    @property
+    def total(self) -> str:
+        """The grade as every text says it, e.g. "106.5 / 122 + 4 bonus"."""
+        return total_text(self.base, self.max_score, self.bonus, self.has_bonus)
+
+    @property
     def has_bonus(self) -> bool:
         return any(test.bonus for test in self.tests)
 
@@ -166,6 +178,13 @@ def part_scores(tests: Iterable[GradedTest]) -> dict[str, tuple[float, float]]:
         got, most = totals.get(test.part, (0.0, 0.0))
         totals[test.part] = (round(got + test.score, 6), round(most + test.max_score, 6))
     return totals
+
+
+def total_text(base: float, most: float, bonus: float, has_bonus: bool) -> str:
+    """The base score out of the maximum, the bonus apart ("106.5 / 122 + 4 bonus"): a total
+    with the bonus in it reads as perfect beside a student who lost points."""
+    text = f"{round(base, 6):g} / {round(most, 6):g}"
+    return f"{text} + {round(bonus, 6):g} bonus" if has_bonus else text
 
 
 def bonus_points(tests: Iterable[GradedTest]) -> float:

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -24,7 +25,7 @@ import pytest
 
 from course.submissions import expected_scores, load, materialize
 from graders import course_seed
-from graders.class_grading import cli
+from graders.class_grading import cli, report
 
 from grading import ROOT, STRONG, bonus_score, grader_tmp, leftover_processes, needs_isolation
 from nbgrader_export import nbgrader_export
@@ -33,6 +34,8 @@ pytestmark = needs_isolation
 EXAMPLES = ROOT / "examples" / "submissions"
 ADA, NIA = EXAMPLES / "ada-correct.json", EXAMPLES / "nia-quiz-wrong.json"
 JAY = EXAMPLES / "jay-endless-loop.json"
+PARTS = ("checkpoint", "value", "backward", "mlp", "tensor")  # grades.csv's part columns, in order
+BONUS_TESTS = {"sin", "cos", "sqrt", "descend", "count-nodes"}  # the optional extensions' test ids
 QUIZ = {"alice": 12.0, "bob": 10.0}  # alice is built from Ada, bob from Nia
 NIA_ANSWERS = ["0.64", "'C'"]  # the reference's answers to the questions Nia got wrong
 
@@ -89,8 +92,12 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
         row = rows[spec.stem]
         assert {part: float(row[part]) for part in expected} == pytest.approx(expected, abs=1e-9), spec.stem
         results = (tmp_path / "out" / spec.stem / "results.json").read_text()
-        bonus = bonus_score(json.loads(results))  # the total counts the optional extensions' points too
-        assert float(row["total"]) == pytest.approx(sum(expected.values()) + bonus, abs=1e-9)
+        bonus = bonus_score(json.loads(results))  # the optional extensions' points, apart from the total
+        total = sum(expected.values())
+        assert (float(row["total"]), float(row["bonus"])) == pytest.approx((total, bonus), abs=1e-9)
+        assert float(row["total_with_bonus"]) == pytest.approx(total + bonus, abs=1e-9)
+        assert sum(float(row[part]) for part in PARTS) == pytest.approx(total, abs=1e-9)
+        assert_feedback_adds_up((tmp_path / "out" / spec.stem / "feedback.md").read_text(), row)
         assert (row["seed"], row["isolation"], row["status"]) == ("0", STRONG[0], "graded")  # the strongest here
         messages = "\n".join(test["output"] for test in json.loads(results)["tests"])
         for words in load(spec).get("messages", []):
@@ -103,10 +110,28 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
         assert (tmp_path / "out" / name).stat().st_size > 0
     assert (tmp_path / "out" / "histogram.png").read_bytes().startswith(b"\x89PNG")
     exported = nbgrader_export(f"sqlite:///{tmp_path / 'out' / 'gradebook.db'}", tmp_path)
-    assert {s: float(row["score"]) for s, row in exported.items()} == {s: float(r["total"]) for s, r in rows.items()}
+    # nbgrader counts the bonus as extra credit: its score is total_with_bonus
+    with_bonus = {s: float(r["total_with_bonus"]) for s, r in rows.items()}
+    assert {s: float(row["score"]) for s, row in exported.items()} == with_bonus
     with zipfile.ZipFile(tmp_path / "out" / "feedback.zip") as bundle:
         assert bundle.namelist() == [f"{spec.stem}.html" for spec in specs]
+    _, counts = report.bins(list(with_bonus.values()), 122 + 5)  # histogram.png's bars: everyone, 127 too
+    assert counts == [0] * 7 + [1, 0, 0, 1, 2, 0, 1, 1, 1, 0, 0, 1, 7]
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "| total | 97.27 | 113.5 | 44.5 | 122 | 122 |\n| bonus | 4.53 | 5 | 0 | 5 | 5 |\n" in summary
+    items = read_csv(tmp_path / "out" / "item_analysis.csv")
+    assert {item["students"] for item in items} == {"15"}  # dev-broken's tensor loads: it counts
+    assert {item["test"].split("[")[-1].rstrip("]") for item in items if item["bonus"] == "bonus"} == BONUS_TESTS
     assert leftover_processes() == []
+
+
+def assert_feedback_adds_up(feedback: str, row: dict[str, str]) -> None:
+    """The header says the base total and the bonus apart, and the part table adds up to it."""
+    header = f"**Total: {row['total']} / 122 + {row['bonus']} bonus**"
+    assert header in feedback.splitlines(), feedback[:300]
+    table = re.findall(r"^\| (\w+) \| ([0-9.]+) / [0-9.]+ \|$", feedback, re.MULTILINE)
+    assert [part for part, _ in table] == list(PARTS)
+    assert sum(float(got) for _, got in table) == pytest.approx(float(row["total"]), abs=1e-9)
 
 
 def test_jobs_1_and_jobs_2_give_identical_grades(tmp_path: Path) -> None:
@@ -283,10 +308,9 @@ def test_ctrl_c_keeps_every_finished_grade_and_resume_grades_the_rest(tmp_path: 
     assert (out / "a-ada" / "results.json").read_bytes() == ada
     expected = {
         student: sum(expected_scores(spec)[part] for part in parts.split(","))
-        + bonus_score(json.loads((out / student / "results.json").read_text()))  # optional extensions
         for student, spec in (("a-ada", ADA), ("b-jay", JAY), ("c-nia", NIA))
     }
-    assert totals(out) == expected
+    assert totals(out) == expected  # the base: the optional extensions are in bonus
 
 
 def test_a_grader_failure_is_recorded_and_the_batch_goes_on(tmp_path: Path) -> None:

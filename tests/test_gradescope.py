@@ -131,7 +131,8 @@ def test_a_flat_upload_is_graded_as_if_in_minigrad_and_visible_results_show_the_
     assert results["score"] == TOTAL + bonus_score(results) and part_scores(results) == FULL
     assert "at the top of your upload (graded as if they were in minigrad/)" in results["tests"][0]["output"]
     assert {t["visibility"] for t in results["tests"]} == {"visible"}
-    assert "| tensor | 32.5 / 32.5 |\n| **total** | **122 / 122** |" in results["output"]
+    total = f"| **total** | **122 / 122 + {bonus_score(results):g} bonus** |"  # the bonus apart, as everywhere
+    assert f"| tensor | 32.5 / 32.5 |\n{total}" in results["output"]
 
 
 @needs_bwrap

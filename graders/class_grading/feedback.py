@@ -120,7 +120,8 @@ def write_zip(out: Path, graded: dict[str, dict]) -> None:
 
 
 def _total(results: dict) -> str:
-    return f"{number(results['score'])} / {number(results['max_score'])}"
+    """The base score the part table adds up to, the bonus apart ("106.5 / 122 + 4 bonus")."""
+    return read(results).total
 
 
 def _same_message(failure: Failure, escape: Callable[[str], str]) -> str:

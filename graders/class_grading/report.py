@@ -22,15 +22,21 @@ from .tables import number
 
 HARDEST = 10  # tests listed in the summary, lowest pass rate first
 HINTS = 5  # most common hints listed
+NOT_GRADED = "code found but not graded"  # the flag of an upload with code but no package (batch.not_found)
+BINS = 20
 
 
 def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list[dict]) -> str:
     """Write summary.md and return its text. `facts` holds the run's layout, seed, counts and
-    the roster's differences."""
-    totals = [r.results["score"] for r in records.values()]
-    lines = [
-        "# minigrad: class summary",
-        "",
+    the roster's differences. Students whose code was found but not graded come first: each
+    holds a 0 that only the instructor's regrade can change."""
+    grades = [read(r.results) for r in records.values()]
+    totals = [grade.base for grade in grades]
+    unread = [warning for warning in facts["warnings"] if NOT_GRADED in warning]
+    lines = ["# minigrad: class summary", ""]
+    if unread:
+        lines += ["## Code found but not graded", "", *(f"- {markdown(warning)}" for warning in unread), ""]
+    lines += [
         f"- layout: {markdown(str(facts['layout']))}, seed: {markdown(str(facts['seed']))}, "
         f"isolation: {markdown(str(facts['isolation']))}",
         f"- submissions: {facts['submissions']} (graded now: {facts['graded']}, unchanged and kept: "
@@ -40,18 +46,26 @@ def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list
         lines.append(f"- on the roster, no submission: {_names(facts['missing'])}")
     if facts["not_on_roster"]:
         lines.append(f"- graded but not on the roster: {_names(facts['not_on_roster'])}")
-    lines += [f"- warning: {markdown(warning)}" for warning in facts["warnings"]]
+    lines += [f"- warning: {markdown(warning)}" for warning in facts["warnings"] if warning not in unread]
     if totals:
-        most = max(r.results["max_score"] for r in records.values())
+        most = max(grade.max_score for grade in grades)
+        bonus = [grade.bonus for grade in grades]
         lines += [
             "",
             "## Totals",
             "",
-            "| mean | median | min | max | out of |",
-            "|---|---|---|---|---|",
-            f"| {statistics.mean(totals):.2f} | {number(statistics.median(totals))} | {number(min(totals))} "
+            "Without the bonus, out of the base maximum; the bonus (optional extensions) apart.",
+            "",
+            "| | mean | median | min | max | out of |",
+            "|---|---|---|---|---|---|",
+            f"| total | {statistics.mean(totals):.2f} | {number(statistics.median(totals))} | {number(min(totals))} "
             f"| {number(max(totals))} | {number(most)} |",
         ]
+        if any(grade.has_bonus for grade in grades):
+            lines.append(
+                f"| bonus | {statistics.mean(bonus):.2f} | {number(statistics.median(bonus))} | {number(min(bonus))} "
+                f"| {number(max(bonus))} | {number(bonus_most(records))} |"
+            )
         lines += ["", "## Parts", "", "| part | mean | out of |", "|---|---|---|"]
         lines += [
             f"| {markdown(part, table=True)} | {mean:.2f} | {number(most)} |"
@@ -99,18 +113,47 @@ def common_hints(records: dict[str, StoredGrade]) -> list[tuple[str, int]]:
     return counts.most_common(HINTS)
 
 
+def bonus_most(records: dict[str, StoredGrade]) -> float:
+    """The most bonus points any student could earn: the bonus tests' points, read from who passed
+    them (results.json gives a bonus test a max_score of 0)."""
+    points: dict[str, float] = {}
+    for r in records.values():
+        for test in read(r.results).tests:
+            if test.bonus:
+                points[test.name] = max(points.get(test.name, 0.0), test.score)
+    return round(sum(points.values()), 6)
+
+
+def bins(totals: list[float], top: float, count: int = BINS) -> tuple[list[float], list[int]]:
+    """The histogram's bin edges from 0 to `top` (the highest possible score, bonus included, so
+    that no student is left out) and how many totals fall in each; the last bin holds `top`."""
+    top = max(top, *totals, 1.0) if totals else max(top, 1.0)
+    width = top / count
+    edges = [round(width * i, 6) for i in range(count + 1)]
+    counts = [0] * count
+    for total in totals:
+        counts[min(int(total / width), count - 1) if total > 0 else 0] += 1
+    return edges, counts
+
+
 def histogram(out: Path, records: dict[str, StoredGrade]) -> None:
-    """histogram.png: the distribution of totals beside each part's mean, as a share of its points."""
+    """histogram.png: the distribution of totals with the bonus (every student, up to the
+    highest possible score) beside each part's mean, as a share of its points."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot
+    from matplotlib.ticker import MaxNLocator
 
     figure, (left, right) = pyplot.subplots(1, 2, figsize=(10, 4))
     totals = [r.results["score"] for r in records.values()]
     most = max((r.results["max_score"] for r in records.values()), default=1.0)
-    left.hist(totals, bins=20, range=(0, most), color="#4477aa", edgecolor="white")
-    left.set(title=f"Totals ({len(totals)} students)", xlabel=f"score out of {number(most)}", ylabel="students")
+    edges, counts = bins(totals, most + bonus_most(records))
+    left.stairs(counts, edges, fill=True, color="#4477aa", edgecolor="white")
+    left.axvline(most, color="#aa3377", linestyle="--", linewidth=1)
+    left.yaxis.set_major_locator(MaxNLocator(integer=True))
+    xlabel = f"score with bonus (dashed: the base maximum, {number(most)})"
+    left.set(title=f"Totals ({len(totals)} students)", xlabel=xlabel, ylabel="students")
     means = part_means(records)
     right.bar(list(means), [mean / top if top else 0.0 for mean, top in means.values()], color="#66aa55")
     right.set(title="Part means", ylabel="share of the part's points", ylim=(0, 1))

@@ -18,6 +18,8 @@ from graders.results import read
 
 from .records import StoredGrade
 
+NO_PACKAGE = "no minigrad/ folder found in the submission"  # the grade's output says so (graders/grade.py)
+
 
 def number(x: float) -> str:
     return f"{round(x, 6):g}"
@@ -46,7 +48,10 @@ def grades(
 ) -> None:
     """grades.csv: one row per student who submitted or is on the roster; status says whether
     they were graded (with a flag in errors.csv: code found but no package), the upload was
-    refused, the grader failed, they submitted nothing, or Ctrl-C came first. `columns` come
+    refused, the grader failed, they submitted nothing, or Ctrl-C came first. `total` is the
+    base score (the parts add up to it, out of `max_score`), `bonus` the optional extensions'
+    points and `total_with_bonus` both: a total with the bonus in it read as full marks beside
+    a student who lost points. `columns` come
     last: the layout's keys of each student (`keys`), lateness and the total after a late policy."""
     flagged, columns, keys = flagged or {}, columns or [], keys or {}
     header = [
@@ -55,6 +60,7 @@ def grades(
         "max_score",
         *parts,
         "bonus",
+        "total_with_bonus",
         "seed",
         "isolation",
         "graded_at",
@@ -76,7 +82,7 @@ def grades(
                 if student in missing
                 else "not graded (interrupted: run again with --resume)"
             )
-            rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", status, *own])
+            rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", "", status, *own])
             continue
         results, grade = record.results, read(record.results)
         scores = grade.parts
@@ -84,10 +90,11 @@ def grades(
         rows.append(
             [
                 student,
-                number(results["score"]),
+                number(grade.base),
                 number(results["max_score"]),
                 *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts),
                 number(grade.bonus),
+                number(grade.score),
                 extra.get("seed", ""),
                 extra.get("isolation", ""),
                 record.grading.get("graded_at", ""),
@@ -131,16 +138,30 @@ def _by_test(results: dict) -> dict[str, float]:
     return {test.name: test.score for test in read(results).tests}
 
 
+def loaded(results: dict) -> bool:
+    """Whether the student's code was there to test: a package was found, and unless no code
+    part was graded (the checkpoint's quiz alone), at least one test of a code part passed. An
+    empty upload, or one whose every code test failed (a syntax error, a missing file), says
+    nothing about which tests tell strong students from weak ones, and would make every test
+    look discriminating."""
+    if NO_PACKAGE in results.get("output", ""):
+        return False
+    code = [test.passed for test in read(results).tests if test.part != "checkpoint"]
+    return not code or any(code)
+
+
 def item_analysis(out: Path, records: dict[str, StoredGrade]) -> list[dict]:
     """item_analysis.csv: per hidden test, its pass rate and its discrimination (the
     correlation of passing it with the rest of the score: near 0 or negative flags a test
-    that good students fail as often as weak ones). Returns the rows for the summary."""
-    graded = [read(records[s].results) for s in sorted(records)]
+    that good students fail as often as weak ones), over the submissions that loaded (see
+    `loaded`; `students` says how many); a bonus test is marked in `bonus`. Returns the rows
+    for the summary."""
+    graded = [read(records[s].results) for s in sorted(records) if loaded(records[s].results)]
     items: dict[str, dict] = {}
     for grade in graded:
         for test in grade.tests:
-            new = {"test": test.name, "part": test.part, "points": test.max_score, "passed": [], "scores": []}
-            item = items.setdefault(test.name, new)
+            new = {"test": test.name, "part": test.part, "points": test.max_score, "bonus": test.bonus}
+            item = items.setdefault(test.name, {**new, "passed": [], "scores": []})
             item["passed"].append(test.passed)
             item["scores"].append(test.score)  # a bonus test's points too, though its max_score is 0
     totals = [grade.score for grade in graded]
@@ -154,12 +175,13 @@ def item_analysis(out: Path, records: dict[str, StoredGrade]) -> list[dict]:
     write_csv(
         out,
         "item_analysis.csv",
-        ["test", "part", "points", "pass_rate", "discrimination", "students"],
+        ["test", "part", "points", "bonus", "pass_rate", "discrimination", "students"],
         [
             [
                 r["test"],
                 r["part"],
                 number(r["points"]),
+                "bonus" if r["bonus"] else "",
                 f"{r['pass_rate']:.3f}",
                 "" if r["discrimination"] is None else f"{r['discrimination']:.3f}",
                 len(r["passed"]),

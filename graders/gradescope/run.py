@@ -16,7 +16,7 @@ import sys
 
 from graders import kit, output_files
 from graders.escape import json_text, markdown, markdown_text, say
-from graders.results import bonus_points, part_scores, read
+from graders.results import bonus_points, part_scores, read, total_text
 
 SOURCE = kit.ROOT  # the unpacked zip: /autograder/source on Gradescope
 AUTOGRADER = SOURCE.parent
@@ -86,8 +86,10 @@ def summary(results: dict, visibility: str) -> str:
         lines += ["", "| part | score |", "|---|---|"]
         for part, (got, most) in parts.items():
             lines.append(f"| {markdown(part, table=True)} | {got:g} / {most:g} |")
-        lines.append(f"| **total** | **{round(sum(got for got, _ in parts.values()), 6):g} / {total:g}** |")
-        if any(test.bonus for test in hidden):
+        has_bonus = any(test.bonus for test in hidden)
+        got = round(sum(got for got, _ in parts.values()), 6)
+        lines.append(f"| **total** | **{total_text(got, total, bonus_points(hidden), has_bonus)}** |")
+        if has_bonus:
             lines.append(f"| bonus (optional extensions) | {bonus_points(hidden):g} |")
     return "\n".join(lines)
 
