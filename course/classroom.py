@@ -6,8 +6,9 @@ DEST gets the release (`minigrad/` with its holes, `checks/`, `lessons/`, exactl
 `make release` writes), a student Makefile sharing `check.mk` with this repository (so
 `make check` prints the same), a student pyproject.toml and README, and
 `.github/workflows/classroom.yml`: one autograding step per part, each running that part's
-public checks for the part's points, then the reporter that posts "Points X/Y". Nothing else:
-no solution, no hidden suite, no grader code, no instructor file.
+public checks for points in proportion to the checks passed (`.github/classroom_result.py`),
+then the reporter that posts "Points X/Y". Nothing else: no solution, no hidden suite, no
+grader code, no instructor file.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from .release import ROOT, build
 
 TEMPLATES = Path(__file__).resolve().parent / "student_repo"
 WORKFLOW = Path(".github/workflows/classroom.yml")
+RESULT = Path(".github/classroom_result.py")  # a part's checks run, and its points as the reporter reads them
 # The parts in the order students do them, with their hidden-test points (the parts' registry).
 HIDDEN_POINTS = [(part.name, part.points) for part in COURSE]
 
 
 def classroom_points(parts: list[tuple[str, float]]) -> dict[str, int]:
-    """Integers (the command grader reads max-score as one); the checkpoint 0, since its
+    """Integers (Classroom's points are whole); the checkpoint 0, since its
     public check only sees whether each answer is well formed, not whether it is right."""
     return {name: 0 if name == "checkpoint" else round(points) for name, points in parts}
 
@@ -59,22 +61,21 @@ packages = ["minigrad"]
 
 
 def workflow(points: dict[str, int]) -> str:
-    """GitHub Classroom's autograding workflow, written as Classroom itself writes one."""
+    """GitHub Classroom's autograding workflow, as Classroom itself writes one but for the
+    parts' steps: a command grader step gives all of its points or none, so each part's step
+    writes its own result, with points in proportion to the checks passed."""
     steps = "".join(
         f"""      - name: {part}
         id: {part}
-        uses: classroom-resources/autograding-command-grader@v1
-        with:
-          test-name: {part}
-          command: make check PART={part}
-          timeout: {TIMEOUT_MINUTES}
-          max-score: {score}
+        timeout-minutes: {TIMEOUT_MINUTES + 1}
+        run: python3 {RESULT} {part} {score} {TIMEOUT_MINUTES}
 """
         for part, score in points.items()
     )
     results = "".join(f'          {p.upper()}_RESULTS: "${{{{ steps.{p}.outputs.result }}}}"\n' for p in points)
     return f"""# GitHub Classroom's autograding: each part's public checks are one step, worth the part's
-# points when every check of the part passes; the reporter adds them up ("Points X/Y").
+# points times the share of its checks passed, rounded down; the reporter adds them up
+# ("Points X/Y").
 # Written by `make classroom`; the checkpoint is worth 0 here, its answers are graded hidden.
 name: Autograding Tests
 "on":
@@ -112,6 +113,7 @@ def files() -> dict[Path, bytes]:
     for name in ("Makefile", "README.md"):
         repository[Path(name)] = (TEMPLATES / name).read_bytes()
     repository[Path(".gitignore")] = (TEMPLATES / "gitignore").read_bytes()
+    repository[RESULT] = (TEMPLATES / RESULT.name).read_bytes()
     repository[Path("pyproject.toml")] = pyproject().encode()
     repository[WORKFLOW] = workflow(POINTS).encode()
     return repository

@@ -3,6 +3,8 @@ passes on the solutions and fails on the untouched release, and nothing an instr
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 import shutil
@@ -18,12 +20,21 @@ from ruamel.yaml import YAML
 from course import classroom
 from course.markers import find_regions
 from course.release import list_sources
+from course.student_repo import classroom_result
 
 from grading import ROOT
 
 REFERENCE = ROOT / "reference"
 ASSIGNMENTS = ROOT / "assignments"
-STUDENT_FILES = {"Makefile", "check.mk", "README.md", ".gitignore", "pyproject.toml", str(classroom.WORKFLOW)}
+STUDENT_FILES = {
+    "Makefile",
+    "check.mk",
+    "README.md",
+    ".gitignore",
+    "pyproject.toml",
+    str(classroom.WORKFLOW),
+    str(classroom.RESULT),
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +47,7 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def grading_steps(repository: Path) -> list[dict]:
     workflow = YAML(typ="safe").load((repository / classroom.WORKFLOW).read_text())
     steps = workflow["jobs"]["run-autograding-tests"]["steps"]
-    return [s for s in steps if s.get("uses", "").startswith("classroom-resources/autograding-command-grader@")]
+    return [s for s in steps if s.get("run", "").startswith(f"python3 {classroom.RESULT} ")]
 
 
 def test_the_workflow_is_valid_for_github(repository):
@@ -55,14 +66,13 @@ def test_the_workflow_is_valid_for_github(repository):
 
 def test_one_step_per_part_with_integer_points_and_the_reporter_adds_them_all(repository):
     steps = grading_steps(repository)
-    assert [(s["id"], s["with"]["command"], s["with"]["max-score"]) for s in steps] == [
-        ("value", "make check PART=value", 28),
-        ("backward", "make check PART=backward", 22),
-        ("mlp", "make check PART=mlp", 28),
-        ("tensor", "make check PART=tensor", 32),
-        ("checkpoint", "make check PART=checkpoint", 0),
+    assert [(s["id"], s["run"], s["timeout-minutes"]) for s in steps] == [
+        ("value", "python3 .github/classroom_result.py value 28 5", 6),
+        ("backward", "python3 .github/classroom_result.py backward 22 5", 6),
+        ("mlp", "python3 .github/classroom_result.py mlp 28 5", 6),
+        ("tensor", "python3 .github/classroom_result.py tensor 32 5", 6),
+        ("checkpoint", "python3 .github/classroom_result.py checkpoint 0 5", 6),
     ]
-    assert all(type(s["with"]["timeout"]) is int for s in steps)
     workflow = YAML(typ="safe").load((repository / classroom.WORKFLOW).read_text())
     reporter = workflow["jobs"]["run-autograding-tests"]["steps"][-1]
     assert reporter["with"]["runners"] == "value,backward,mlp,tensor,checkpoint"
@@ -103,15 +113,51 @@ def prepared(repository: Path, copy: Path, with_solutions: bool) -> Path:
     return copy
 
 
+def step_result(step: dict, clone: Path) -> tuple[dict, str]:
+    """Run a part's step as GitHub runs it; its result as the reporter decodes it, and its log."""
+    output = clone / "github-output"
+    output.write_text("")
+    env = {**os.environ, "GITHUB_OUTPUT": str(output)}
+    run = subprocess.run(["bash", "-c", step["run"]], cwd=clone, capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]  # a failing step would stop the reporter
+    (line,) = output.read_text().splitlines()
+    return json.loads(base64.b64decode(line.removeprefix("result="))), run.stdout
+
+
+def reported(results: dict) -> int:
+    """The points the reporter posts for one step: the sum of its tests' scores."""
+    return sum(test["score"] for test in results["tests"])
+
+
 @pytest.mark.parametrize("with_solutions", [True, False], ids=["solutions", "untouched release"])
-def test_every_step_command_passes_on_the_solutions_and_fails_on_the_release(repository, tmp_path, with_solutions):
+def test_every_step_scores_all_on_the_solutions_and_nothing_on_the_release(repository, tmp_path, with_solutions):
     clone = prepared(repository, tmp_path / "clone", with_solutions)
     outcomes = {}
     for step in grading_steps(repository):
-        run = subprocess.run(["bash", "-c", step["with"]["command"]], cwd=clone, capture_output=True, text=True)
-        outcomes[step["id"]] = run.returncode == 0
-        assert "minigrad public checks" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
-    assert outcomes == {part: with_solutions for part in classroom.POINTS}
+        results, log = step_result(step, clone)
+        assert "minigrad public checks" in log, log[-2000:]
+        assert len(results["tests"]) > 1 and results["max_score"] == classroom.POINTS[step["id"]]
+        outcomes[step["id"]] = (results["status"], reported(results))
+    points = classroom.POINTS.items()
+    assert outcomes == {part: ("pass", most) if with_solutions else ("fail", 0) for part, most in points}
+
+
+def test_a_part_scores_in_proportion_to_its_checks_passed_rounded_down(tmp_path):
+    junit = tmp_path / "checks.xml"
+    cases = "".join(f'<testcase name="check {i}"/>' for i in range(70))
+    cases += (
+        '<testcase name="check 70"><failure message="wrong"/></testcase><testcase name="later"><skipped/></testcase>'
+    )
+    junit.write_text(f"<testsuites><testsuite>{cases}</testsuite></testsuites>")
+    found = classroom_result.checks(junit)
+    assert len(found) == 72 and found[70] == ("check 70", False) and found[71] == ("later", False)
+    results = classroom_result.result("value", found, 28)
+    assert (results["status"], results["max_score"], reported(results)) == ("fail", 28, 28 * 70 // 72)
+    assert [test["score"] for test in results["tests"]][:2] == [27, 0]  # the whole share on the first check passed
+    assert reported(classroom_result.result("value", found[:70], 28)) == 28
+    assert reported(classroom_result.result("value", found[1:71], 28)) == 27  # 69 of 70: was 0 of 28
+    nothing = classroom_result.result("value", [], 28)
+    assert (nothing["status"], reported(nothing), nothing["tests"][0]["status"]) == ("fail", 0, "error")
 
 
 # Without directory lines, which make prints when it runs under another make (make test).

@@ -1,0 +1,81 @@
+"""One part's GitHub Classroom result: points in proportion to the part's checks passed.
+
+    python3 .github/classroom_result.py PART MAX_SCORE MINUTES
+
+Runs `make check PART=...` (so the log shows what `make check` prints on your machine), reads
+which checks passed from pytest's JUnit report, and writes the step's `result` output as
+Classroom's reporter reads it: base64 JSON with the part's `max_score` and one test per
+check. The reporter posts the sum of the tests' scores as "Points X/Y". A command step can
+only give all of its points or none, so 70 of 71 checks scored 0; here they score
+MAX_SCORE * 70 // 71. Classroom's points are whole numbers, so the share is rounded down and
+carried by the first check passed. The step always succeeds: a failing step would stop the
+reporter, and with it every part's points.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+NOT_PASSED = {"failure", "error", "skipped"}  # a check not attempted yet is skipped: no points
+
+
+def checks(junit: Path) -> list[tuple[str, bool]]:
+    """(name, passed) of each check in a JUnit report, in the order they ran."""
+    cases = ElementTree.parse(junit).getroot().iter("testcase")
+    return [(case.get("name", ""), not any(child.tag in NOT_PASSED for child in case)) for case in cases]
+
+
+def points(passed: int, total: int, most: int) -> int:
+    """The part's points for `passed` of `total` checks, rounded down to a whole point."""
+    return most * passed // total if total else 0
+
+
+def result(part: str, found: list[tuple[str, bool]], most: int) -> dict:
+    """The step's result: one test per check, the part's points on the first one passed."""
+    passed = sum(ok for _, ok in found)
+    score = points(passed, len(found), most)
+    tests = []
+    for name, ok in found:
+        message = "" if ok else f"see `make check PART={part}` for why"
+        tests.append(
+            {"name": name, "status": "pass" if ok else "fail", "score": score if ok else 0, "message": message}
+        )
+        score = 0 if ok else score
+    if not found:  # the checks did not run at all (the checks' own folder changed?)
+        message = f"no check of {part} ran: see `make check PART={part}`"
+        tests.append({"name": part, "status": "error", "score": 0, "message": message})
+    status = "pass" if found and passed == len(found) else "fail"
+    return {"version": 1, "status": status, "max_score": most, "tests": tests}
+
+
+def encoded(results: dict) -> str:
+    return base64.b64encode(json.dumps(results).encode()).decode()
+
+
+def main(argv: list[str]) -> int:
+    part, most, minutes = argv[0], int(argv[1]), int(argv[2])
+    with tempfile.TemporaryDirectory() as work:
+        junit = Path(work) / "checks.xml"
+        env = {**os.environ, "PYTEST_ADDOPTS": f"--junitxml={junit}"}
+        try:
+            subprocess.run(["make", "--no-print-directory", "check", f"PART={part}"], env=env, timeout=minutes * 60)
+        except subprocess.TimeoutExpired:
+            print(f"{part}: the checks took longer than {minutes} minutes (an endless loop?)")
+        found = checks(junit) if junit.is_file() else []
+    results = result(part, found, most)
+    score = sum(test["score"] for test in results["tests"])
+    print(f"{part}: {sum(ok for _, ok in found)} of {len(found)} checks passed, {score} of {most} points")
+    with open(os.environ.get("GITHUB_OUTPUT", os.devnull), "a") as output:
+        output.write(f"result={encoded(results)}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
