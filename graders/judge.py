@@ -9,7 +9,11 @@ from . import notes
 from .cases import Case, Program
 from .comparison import close, is_array
 from .escape import untrusted
+from .kit import COURSE_API, shared_module
 from .protocol import TEXT_LIMIT, Outcome
+
+course_api = shared_module("minigrad_course_api", COURSE_API)
+UNLOADABLE = ("SyntaxError", "IndentationError", "TabError")  # the student's file, though no frame of it ran
 
 ARRAY_SHOWN = 12  # elements up to which a failure shows an array answer whole
 
@@ -77,12 +81,29 @@ def explain_error(case: Case, program: Program, error: dict) -> str:
         return f"{case.what}: not attempted yet: `{error['where'].split(' (')[0]}`"
     if error["type"] in ("ChildFailure", "Skipped"):
         return f"{case.what}: {error['message']}\n    while running: {program.shown}"
+    if not error.get("where") and error["type"] not in UNLOADABLE:
+        return _not_raised_by_student(case, program, error)
     plain_number = error["type"] == "AttributeError" and str(error["message"]).startswith(("'int' ", "'float' "))
+    unmet = course_api.unmet(error["type"], str(error["message"]))
     return (
         f"{case.what}: your code raised {error['type']}: {error['message'] or '(no message)'}{_where(error)}\n"
         f"    while running: {program.shown}\n"
         f"    inputs:   {_inputs(case, program)}\n"
-        f"    hint:     {WRAP_HINT if plain_number else case.hint}"
+        f"    hint:     {unmet or (WRAP_HINT if plain_number else case.hint)}"
+    )
+
+
+def _not_raised_by_student(case: Case, program: Program, error: dict) -> str:
+    """An error raised while no line of the student's code ran: Python found no operator, or
+    the grader could not set or use an attribute. It names the course's requirement when the
+    shared table knows it, and never says "your code raised"."""
+    unmet = course_api.unmet(error["type"], str(error["message"]))
+    said = unmet or f"{error['type']}: {error['message'] or '(no message)'}, raised outside your code"
+    return (
+        f"{case.what}: {said}\n"
+        f"    while running: {program.shown}\n"
+        f"    inputs:   {_inputs(case, program)}\n"
+        f"    hint:     {'the course API (see the docstrings of the release) needs it' if unmet else case.hint}"
     )
 
 

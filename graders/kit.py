@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -23,6 +24,7 @@ SUITES = GRADERS / "suites"
 ISOLATION = GRADERS / "isolation"
 REFERENCE = ROOT / "reference"  # holds minigrad/, the package the suites compare with
 REGISTRY = REFERENCE / "checks" / "parts.py"  # the parts, shared with the public checks
+COURSE_API = REFERENCE / "checks" / "course_api.py"  # words for an unmet requirement, shared too
 DIGITS = REFERENCE / "minigrad" / "data" / "digits.csv.gz"  # part 4's data, handed to the child
 
 
@@ -38,9 +40,20 @@ def grade_inputs() -> list[Path]:
         SUITES / "pytest.ini",
         *(REFERENCE / "minigrad").glob("*.py"),
         REGISTRY,
+        COURSE_API,
         DIGITS,
     ]
     return sorted(found)
+
+
+def shared_module(name: str, path: Path):
+    """A module of the public checks that the grader uses too: it ships to students with the
+    checks, so it is loaded by its path rather than imported as a package of the grader."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass in it looks its module up there
+    spec.loader.exec_module(module)
+    return module
 
 
 def reference_inputs() -> list[Path]:

@@ -9,10 +9,9 @@ the same program on the reference and compares the outputs.
 import importlib
 import os
 import traceback
-import types
 
 import order
-from steps import Missing, Run
+from steps import Run, grader_lookup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -35,31 +34,6 @@ def where(exc: BaseException, folder: str) -> str | None:
             name = getattr(code, "co_qualname", code.co_name)
             found = f"{file} (line {line})" if name == "<module>" else f"{name} ({file}, line {line})"
     return found
-
-
-def grader_lookup(exc: BaseException) -> tuple[str, str | None] | None:
-    """(what, file) when the grader's own code looked up a name the submission lacks, as
-    ("Value._prev", "engine.py"); None when the error came from inside the submission's code.
-
-    An AttributeError raised in a file of this folder (a step), about an object the submission
-    made, means the grader needed that attribute: the student is told which one, not "your code
-    raised".
-    """
-    if isinstance(exc, Missing):
-        return str(exc), None
-    if not isinstance(exc, AttributeError) or not exc.name:
-        return None
-    innermost = list(traceback.walk_tb(exc.__traceback__))[-1][0]
-    if os.path.dirname(innermost.f_code.co_filename) != HERE:
-        return None
-    owner = exc.obj
-    if isinstance(owner, types.ModuleType):
-        home, what = owner.__name__, exc.name
-    else:
-        home, what = type(owner).__module__, f"{type(owner).__name__}.{exc.name}"
-    if home.split(".")[0] != "minigrad":
-        return None
-    return what, f"{home.rsplit('.', 1)[-1]}.py"
 
 
 def explain(exc: BaseException, folder: str) -> dict:

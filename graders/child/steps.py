@@ -24,6 +24,7 @@ functions that use it): every child imports them all before its first program.
 
 import importlib
 import math
+import os
 import traceback
 from collections.abc import Callable
 from types import ModuleType
@@ -35,6 +36,7 @@ import order
 WITHOUT_VALUES = {"checkpoint", "tensor", "layers", "datasets"}
 STEPS: dict[str, Callable[..., None]] = {}
 READS: dict[str, Callable[["Run", object], object]] = {}
+HERE = os.path.dirname(os.path.abspath(__file__))
 _VARIABLE_ARGUMENTS = 0x04 | 0x08  # CO_VARARGS | CO_VARKEYWORDS: *args or **kwargs
 
 
@@ -155,12 +157,40 @@ def _numbers(values: object) -> object:
 
 def error_type(action: Callable[[], object]) -> str:
     """The type name of the error `action()` raises, or "no error": the answer of a step that
-    checks what bad input does."""
+    checks what bad input does. A name the submission lacks (a `log` never written) is no
+    answer: it stops the program, to be said as missing, not as the wrong error."""
     try:
         action()
     except Exception as exc:  # noqa: BLE001 - the type of error is the answer
+        if grader_lookup(exc):
+            raise
         return type(exc).__name__
     return "no error"
+
+
+def grader_lookup(exc: BaseException) -> tuple[str, str | None] | None:
+    """(what, file) when the grader's own code looked up a name the submission lacks, as
+    ("Value._prev", "engine.py"); None when the error came from inside the submission's code.
+
+    An AttributeError raised in a file of this folder (a step), about an object the submission
+    made, means the grader needed that attribute: the student is told which one, not "your code
+    raised".
+    """
+    if isinstance(exc, Missing):
+        return str(exc), None
+    if not isinstance(exc, AttributeError) or not exc.name:
+        return None
+    innermost = list(traceback.walk_tb(exc.__traceback__))[-1][0]
+    if os.path.dirname(innermost.f_code.co_filename) != HERE:
+        return None
+    owner = exc.obj
+    if isinstance(owner, ModuleType):
+        home, what = owner.__name__, exc.name
+    else:
+        home, what = type(owner).__module__, f"{type(owner).__name__}.{exc.name}"
+    if home.split(".")[0] != "minigrad":
+        return None
+    return what, f"{home.rsplit('.', 1)[-1]}.py"
 
 
 @step

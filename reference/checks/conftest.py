@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+import course_api
 import student
 from parts import EXTENSIONS, PARTS, Part, choices, find, following
 
@@ -233,10 +234,15 @@ def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
         return f"not attempted yet: {_where(frame_line, folder)}"
     if isinstance(exc, CheckTookTooLong):
         return over_time(exc, frame_line, folder)
+    unmet = course_api.unmet(type(exc).__name__, str(exc))
+    if unmet and not frame_line:  # no line of the student's code ran: name the requirement
+        return unmet
     where = f" in {_where(frame_line, folder)}" if frame_line else ""
     message = f"crashed{where}: {type(exc).__name__}: {exc}"
     if frame_line and (given := Path(frame_line[0].f_code.co_filename).stem) in student.GIVEN:
         return f"{message}\nhint: {student.restore_hint(given)}"
+    if unmet:
+        return f"{message}\nhint: {unmet}"
     plain_number = isinstance(exc, AttributeError) and str(exc).startswith(("'int' object", "'float' object"))
     return f"{message}\n{WRAP_HINT}" if plain_number else message
 

@@ -1,0 +1,59 @@
+"""The course's requirements, in words, for an error that no line of the student's code raised.
+
+Python raises `unsupported operand` itself when a class lacks an operator, and a read-only
+`grad` fails where the checks (or the grader) set it: calling that "your code raised" blames
+code that never ran. The public checks and the hidden grader both word such an error here, so
+a student reads the same sentence in `make check` and in the grade.
+"""
+
+from __future__ import annotations
+
+import re
+
+OPERATORS = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "truediv",
+    "**": "pow",
+    "** or pow()": "pow",
+    "@": "matmul",
+}
+NUMBERS = ("int", "float")
+
+
+def unmet(kind: str, message: str) -> str | None:
+    """The requirement an error raised outside the student's code shows is unmet, or None when
+    the error says nothing about the course's API. `kind` is the exception's type name."""
+    if kind == "TypeError":
+        return _operator(message)
+    if kind == "AttributeError":
+        return _read_only(message)
+    return None
+
+
+def _operator(message: str) -> str | None:
+    found = re.fullmatch(r"unsupported operand type\(s\) for (.+): '(\w+)' and '(\w+)'", message)
+    if found and found[1] in OPERATORS:
+        symbol, left, right = found[1].split(" or ")[0], found[2], found[3]
+        if left in NUMBERS and right not in NUMBERS:
+            return f"`{right}` has no `__r{OPERATORS[found[1]]}__`: `2 {symbol} {right}(...)` needs it"
+        if left not in NUMBERS:
+            return f"`{left}` has no `__{OPERATORS[found[1]]}__` for `{right}`: `{left}(...) {symbol} {right}` needs it"
+    unary = re.fullmatch(r"bad operand type for unary -: '(\w+)'", message)
+    if unary:
+        return f"`{unary[1]}` has no `__neg__`: `-{unary[1]}(...)` needs it"
+    return None
+
+
+def _read_only(message: str) -> str | None:
+    found = re.fullmatch(r"property (?:'(\w+)' )?of '(\w+)' object has no setter", message)
+    if found and found[1]:
+        name, owner = found[1], found[2]
+        return (
+            f"`{name}` cannot be set: the course sets `out.{name}` on a `{owner}`, "
+            f"so `{name}` must be a plain attribute (or a property with a setter)"
+        )
+    if found:  # a property made by a lambda has no name to say
+        return f"a read-only property of `{found[2]}` cannot be set: the course sets `grad` and `data` on its Values"
+    return None
