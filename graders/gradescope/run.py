@@ -86,9 +86,8 @@ def summary(results: dict, visibility: str) -> str:
         lines += ["", "| part | score |", "|---|---|"]
         for part, (got, most) in parts.items():
             lines.append(f"| {markdown(part, table=True)} | {got:g} / {most:g} |")
-        has_bonus = any(test.bonus for test in hidden)
-        got = round(sum(got for got, _ in parts.values()), 6)
-        lines.append(f"| **total** | **{total_text(got, total, bonus_points(hidden), has_bonus)}** |")
+        has_bonus, base = any(test.bonus for test in hidden), sum(score for score, _ in parts.values())
+        lines.append(f"| **total** | **{total_text(base, total, bonus_points(hidden), has_bonus)}** |")
         if has_bonus:
             lines.append(f"| bonus (optional extensions) | {bonus_points(hidden):g} |")
     return "\n".join(lines)
