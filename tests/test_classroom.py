@@ -142,6 +142,19 @@ def test_every_step_scores_all_on_the_solutions_and_nothing_on_the_release(repos
     assert outcomes == {part: ("pass", most) if with_solutions else ("fail", 0) for part, most in points}
 
 
+def test_a_wrong_rsub_costs_a_share_of_value_not_all_of_it(repository, tmp_path):
+    clone = prepared(repository, tmp_path / "clone", with_solutions=True)
+    engine = clone / "minigrad" / "engine.py"
+    rsub = '        """other - self: order matters, so wrap the number and subtract."""\n'
+    assert rsub in engine.read_text()
+    engine.write_text(engine.read_text().replace(rsub, rsub + "        return self - other  # the wrong order\n"))
+    (step,) = [s for s in grading_steps(repository) if s["id"] == "value"]
+    results, log = step_result(step, clone)
+    passed, total = sum(t["status"] == "pass" for t in results["tests"]), len(results["tests"])
+    assert 0 < passed < total and results["status"] == "fail", log[-2000:]
+    assert reported(results) == 28 * passed // total > 0  # 70 of 71 today: 27 of 28, was 0
+
+
 def test_a_part_scores_in_proportion_to_its_checks_passed_rounded_down(tmp_path):
     junit = tmp_path / "checks.xml"
     cases = "".join(f'<testcase name="check {i}"/>' for i in range(70))
