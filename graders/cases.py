@@ -20,6 +20,7 @@ class Program:
     labels: list[str] = field(default_factory=list)  # one per read, e.g. "gradient of a"
     inputs: dict[str, object] = field(default_factory=dict)
     shown: str = ""  # e.g. "((a * b) + a).tanh()"
+    hint: str = ""  # when this program alone needs its own hint (else the case's)
     count: int = 0
 
     def slot(self, prefix: str = "n") -> str:

@@ -83,13 +83,13 @@ def explain_error(case: Case, program: Program, error: dict) -> str:
         return f"{case.what}: {error['message']}\n    while running: {program.shown}"
     if not error.get("where") and error["type"] not in UNLOADABLE:
         return _not_raised_by_student(case, program, error)
-    plain_number = error["type"] == "AttributeError" and str(error["message"]).startswith(("'int' ", "'float' "))
     unmet = course_api.unmet(error["type"], str(error["message"]))
+    plain_number = course_api.plain_number_hint(error["type"], str(error["message"]))
     return (
         f"{case.what}: your code raised {error['type']}: {error['message'] or '(no message)'}{_where(error)}\n"
         f"    while running: {program.shown}\n"
         f"    inputs:   {_inputs(case, program)}\n"
-        f"    hint:     {unmet or (WRAP_HINT if plain_number else case.hint)}"
+        f"    hint:     {unmet or plain_number or program.hint or case.hint}"
     )
 
 
@@ -98,19 +98,14 @@ def _not_raised_by_student(case: Case, program: Program, error: dict) -> str:
     the grader could not set or use an attribute. It names the course's requirement when the
     shared table knows it, and never says "your code raised"."""
     unmet = course_api.unmet(error["type"], str(error["message"]))
+    hint = "the course API (see the docstrings of the release) needs it" if unmet else program.hint or case.hint
     said = unmet or f"{error['type']}: {error['message'] or '(no message)'}, raised outside your code"
     return (
         f"{case.what}: {said}\n"
         f"    while running: {program.shown}\n"
         f"    inputs:   {_inputs(case, program)}\n"
-        f"    hint:     {'the course API (see the docstrings of the release) needs it' if unmet else case.hint}"
+        f"    hint:     {hint}"
     )
-
-
-WRAP_HINT = (
-    "a plain number reached code that expects a Value: wrap it first, "
-    "`other = other if isinstance(other, Value) else Value(other)`"
-)
 
 
 def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> None:
@@ -123,9 +118,8 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
         if case.check is not None:
             problem = case.check(_said(got.out), want.out)
             if problem:
-                raise GradeFailure(
-                    f"{case.what}: {problem}\n    while running: {program.shown}\n    hint:     {case.hint}"
-                )
+                hint = program.hint or case.hint
+                raise GradeFailure(f"{case.what}: {problem}\n    while running: {program.shown}\n    hint:     {hint}")
             continue
         if len(got.out) != len(want.out):
             raise GradeFailure(f"{case.what}: the program returned {len(got.out)} results, expected {len(want.out)}")
@@ -159,7 +153,7 @@ def difference(case: Case, program: Program, label: str, got: object, want: obje
         f"    inputs:   {_inputs(case, program)}\n"
         f"    expected: {'(hidden)' if case.secret else expected}\n"
         f"    got:      {shown}\n"
-        f"    hint:     {case.hint}"
+        f"    hint:     {program.hint or case.hint}"
     )
 
 

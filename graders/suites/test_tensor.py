@@ -328,6 +328,11 @@ def loss_cases(rng) -> list[Case]:
         p.add("tensor_backward", of="loss")
         p.read("tensor_grad", "logits", "gradient of logits")
         programs.append(p)
+    # Small logits cannot overflow: a failure there is in the maths or in a Function's backward.
+    programs[0].hint = (
+        "log-sum-exp minus the label's logit, mean over N; its gradient is softmax minus one-hot, "
+        "over N: check the backward of each Function it uses (a sum's gradient reaches every entry)"
+    )
     hint = "subtract each row's max before exp (it cancels), then log-sum-exp minus the label's logit; mean over N"
     made.append(Case("cross-entropy", "tensor", "cross_entropy", hint, programs, points=2.0))
     return made

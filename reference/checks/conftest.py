@@ -216,12 +216,6 @@ def _where(frame_line, folder: Path) -> str:
     return f"`{name}` ({_relative(code.co_filename, folder)}:{line})"
 
 
-WRAP_HINT = (
-    "hint: a plain number reached code that expects a Value: wrap it first, "
-    "`other = other if isinstance(other, Value) else Value(other)`"
-)
-
-
 def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
     """One plain-words explanation of why a check failed."""
     from feedback import CheckFailure
@@ -243,8 +237,8 @@ def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
         return f"{message}\nhint: {student.restore_hint(given)}"
     if unmet:
         return f"{message}\nhint: {unmet}"
-    plain_number = isinstance(exc, AttributeError) and str(exc).startswith(("'int' object", "'float' object"))
-    return f"{message}\n{WRAP_HINT}" if plain_number else message
+    plain_number = course_api.plain_number_hint(type(exc).__name__, str(exc))
+    return f"{message}\nhint: {plain_number}" if plain_number else message
 
 
 def over_time(exc: CheckTookTooLong, frame_line, folder: Path) -> str:

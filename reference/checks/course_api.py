@@ -20,6 +20,7 @@ OPERATORS = {
     "@": "matmul",
 }
 NUMBERS = ("int", "float")
+VALUE_NAMES = ("data", "grad", "_prev", "_backward", "_op", "backward", "exp", "log", "tanh", "relu", "sigmoid")
 
 
 def unmet(kind: str, message: str) -> str | None:
@@ -57,3 +58,22 @@ def _read_only(message: str) -> str | None:
     if found:  # a property made by a lambda has no name to say
         return f"a read-only property of `{found[2]}` cannot be set: the course sets `grad` and `data` on its Values"
     return None
+
+
+def plain_number_hint(kind: str, message: str) -> str | None:
+    """The hint for a plain number where an object was expected, or None. A number asked for
+    a Value's name (`.data`) reached code that expects a Value; asked for anything else
+    (`.shape`, `.T`), it met code that expects an array, where the course's Value holds one
+    number: the grader and the checks set `out.grad = 1.0`, a plain float."""
+    found = re.fullmatch(r"'(?:int|float)' object has no attribute '(\w+)'", message)
+    if kind != "AttributeError" or not found:
+        return None
+    if found[1] in VALUE_NAMES:
+        return (
+            "a plain number reached code that expects a Value: wrap it first, "
+            "`other = other if isinstance(other, Value) else Value(other)`"
+        )
+    return (
+        f"a plain number has no `.{found[1]}`: the course's `Value` holds one number in `data` and "
+        "its gradient in `grad` (the course sets `out.grad = 1.0`), not arrays"
+    )
