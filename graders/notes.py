@@ -110,3 +110,40 @@ def collect(outcomes: Iterable[tuple[str, Outcome]]) -> list[str]:
         elif error["type"] == MISSING_MODULE and error.get("where"):
             said[missing_module(error["message"], error["where"])] = None
     return list(said)
+
+
+# The course's Value, as the API probe checks it; the words a likely match of the student's own
+# is found by, for each name.
+COURSE_VALUE = {
+    "data": (),
+    "grad": (),
+    "_prev": ("prev", "child", "parent", "input", "operand"),
+    "_backward": ("_back", "grad_fn", "local"),
+    "backward": ("back", "prop", "grad"),
+}
+
+
+def api(outcome: Outcome) -> list[str]:
+    """The API probe's mismatches with the course's `Value`, each said once, with a likely match
+    among the student's own names ("`data` is missing; your `Value` stores its number in `val`").
+    A probe that could not run (engine.py does not load) says nothing: its own note says why."""
+    if outcome.error is not None or len(outcome.out) != 4:
+        return []
+    names, holding, data_type, grad_set = outcome.out
+    if not all(isinstance(found, list) for found in (names, holding)):
+        return []
+    names = [untrusted(str(name)) for name in names]
+    said = []
+    for name, clues in COURSE_VALUE.items():
+        if name in names:
+            continue
+        if name == "data" and holding:
+            said.append(f"`data` is missing; your `Value` stores its number in `{untrusted(str(holding[0]))}`")
+            continue
+        likely = [mine for mine in names if mine not in COURSE_VALUE and any(clue in mine.lower() for clue in clues)]
+        said.append(f"`{name}` is missing" + (f"; you have `{likely[0]}`" if likely else ""))
+    if "data" in names and data_type not in ("float", "int"):
+        said.append(f"your `Value` holds a {untrusted(str(data_type))} in `data`; the course's holds one number")
+    if "grad" in names and grad_set != "no error":
+        said.append("`grad` cannot be set: the course sets `out.grad`")
+    return [f"course API: {words}" for words in said]

@@ -70,6 +70,14 @@ class Grading:
         tests = [f"{test}[{c.id}]" for test, c in self.cases for _ in c.programs]  # a hang skips its own case
         parts = [c.part for _, c in self.cases for _ in c.programs]
         bonus = [c.bonus for _, c in self.cases for _ in c.programs]
+        # The API probe runs once per grading that grades Values, just after the last of them: a
+        # program run earlier would import the submission sooner, and change what its tests meet.
+        probe = len(parts) - parts[::-1].index("value") if "value" in parts else None
+        if probe is not None:
+            programs.insert(probe, [["api", {}]])
+            tests.insert(probe, "course API")
+            parts.insert(probe, "value")
+            bonus.insert(probe, False)
         # An optional extension's programs get a time budget of their own, so an endless loop in
         # one can never shorten the time of the part's graded tests.
         budgets = [f"{part} (bonus)" if extra else part for part, extra in zip(parts, bonus)]
@@ -78,6 +86,10 @@ class Grading:
             child = pool.submit(run_child, run.workdir, programs, tests, budgets, run.isolation)
             reference = reference_cache.answers(run.reference_cache, programs, tests, budgets)
             submission = child.result()
+        if probe is not None:  # said first among the notes: a wrong name explains many failures at once
+            run.notes[:0] = notes.api(submission[probe])
+            for answers in (reference, submission, parts, bonus):
+                del answers[probe]
         outcomes, position = {}, 0
         for _, c in self.cases:
             n = len(c.programs)
