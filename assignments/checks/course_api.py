@@ -30,6 +30,8 @@ def unmet(kind: str, message: str) -> str | None:
         return _operator(message)
     if kind == "AttributeError":
         return _read_only(message)
+    if kind == "NotIterable":  # the grader's own walk of a node's inputs
+        return f"`{message}` cannot be iterated: the course walks a node's inputs with `for child in out._prev`"
     return None
 
 

@@ -30,6 +30,19 @@ def operate(op: str, operands: list) -> object:
     return getattr(operands[0], UNARY[op])()
 
 
+class NotIterable(Exception):
+    """The grader could not iterate a name of the API: reported by its name, as an observation."""
+
+
+def inputs_of(node: object) -> list:
+    """`node._prev` as a list; one that cannot be iterated (a method, a None) is `NotIterable`."""
+    prev = node._prev
+    try:
+        return list(prev)
+    except TypeError:
+        raise NotIterable(f"{type(node).__name__}._prev") from None
+
+
 def backward_in_our_order(root: object) -> None:
     """Run `_backward` on the graph under root in our own reverse topological order, so a
     local derivative is graded without the submission's backward()."""
@@ -40,7 +53,7 @@ def backward_in_our_order(root: object) -> None:
             found.append(node)
             continue
         stack.append((node, True))
-        for parent in list(node._prev):
+        for parent in inputs_of(node):
             if id(parent) not in seen:
                 seen.add(id(parent))
                 stack.append((parent, False))
