@@ -49,9 +49,9 @@ def grades(
     """grades.csv: one row per student who submitted or is on the roster; status says whether
     they were graded (with a flag in errors.csv: code found but no package), the upload was
     refused, the grader failed, they submitted nothing, or Ctrl-C came first. `total` is the
-    base score (the parts add up to it, out of `max_score`), `bonus` the optional extensions'
-    points and `total_with_bonus` both: a total with the bonus in it read as full marks beside
-    a student who lost points. `columns` come
+    score with the bonus in it, as `nbgrader export` gives it and as an LMS import takes it;
+    `bonus` is the optional extensions' points and `base` the rest (the parts add up to it, out
+    of `max_score`), so a student who lost points never reads as full marks. `columns` come
     last: the layout's keys of each student (`keys`), lateness and the total after a late policy."""
     flagged, columns, keys = flagged or {}, columns or [], keys or {}
     header = [
@@ -60,7 +60,7 @@ def grades(
         "max_score",
         *parts,
         "bonus",
-        "total_with_bonus",
+        "base",
         "seed",
         "isolation",
         "graded_at",
@@ -90,11 +90,11 @@ def grades(
         rows.append(
             [
                 student,
-                number(grade.base),
+                number(grade.score),
                 number(results["max_score"]),
                 *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts),
                 number(grade.bonus),
-                number(grade.score),
+                number(grade.base),
                 extra.get("seed", ""),
                 extra.get("isolation", ""),
                 record.grading.get("graded_at", ""),
