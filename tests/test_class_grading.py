@@ -59,7 +59,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 
 def totals(out: Path) -> dict[str, float]:
-    return {row["student"]: float(row["total"]) for row in read_csv(out / "grades.csv") if row["status"] == "graded"}
+    return {row["student"]: float(row["base"]) for row in read_csv(out / "grades.csv") if row["status"] == "graded"}
 
 
 def package(spec: Path, where: Path) -> Path:
