@@ -5,7 +5,8 @@ An id keeps a name's letters and digits in any script (`José García` -> `José
 first, so the two ways of writing `é` agree); every other run of characters becomes one `-`,
 and none is kept at either end. So an id never names a hidden file, never leaves `--out`,
 never starts a spreadsheet formula (`= + - @`) and never equals one of the class's own
-output files. Two students whose ids come out alike are numbered, never merged, and said.
+outputs (each has a `.` in its name, `grades.csv` or `.reference-cache`, and an id never has
+one). Two students whose ids come out alike are numbered, never merged, and said.
 """
 
 from __future__ import annotations
@@ -15,29 +16,13 @@ import unicodedata
 
 OTHER = re.compile(r"(?:[^\w]|_)+")  # \w: Unicode letters and digits (and `_`, replaced too)
 MAX_LENGTH = 64  # characters; the rest of a long name adds nothing but risk
-# What the class command writes beside the student folders, and nbgrader's SQLite files.
-RESERVED = {
-    "grades.csv",
-    "errors.csv",
-    "changes.csv",
-    "item_analysis.csv",
-    "summary.md",
-    "histogram.png",
-    "feedback.zip",
-    "gradebook.db",
-    "gradebook.db-journal",
-    "gradebook.db-wal",
-    "gradebook.db-shm",
-}
 
 
 def safe_id(raw: str) -> str:
     """`raw` reduced to an id that is safe as a folder under `--out` and as a CSV cell."""
     text = unicodedata.normalize("NFC", raw)
     cleaned = OTHER.sub("-", text).strip("-")[:MAX_LENGTH].rstrip("-")
-    if not cleaned:
-        return "student"
-    return f"{cleaned}-student" if cleaned.casefold() in RESERVED else cleaned
+    return cleaned or "student"
 
 
 def unique(ids: list[str]) -> list[str]:
