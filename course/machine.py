@@ -36,12 +36,14 @@ def missing(piece: str) -> bool:
     return shutil.which({"bubblewrap": "bwrap", "graphviz": "dot"}[piece]) is None
 
 
-def install(packages: list[str]) -> bool:
-    """apt-get update, then install `packages`; whether it worked (apt says why if not)."""
+def install(packages: list[str]) -> None:
+    """apt-get update, then install `packages` (apt says why on stderr when it cannot)."""
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     update = ["apt-get", "update", "-qq"]
     add = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages]
-    return all(subprocess.run(command, env=env, stdout=subprocess.DEVNULL).returncode == 0 for command in (update, add))
+    for command in (update, add):
+        if subprocess.run(command, env=env, stdout=subprocess.DEVNULL).returncode != 0:
+            return
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,8 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     packages = [PACKAGES[piece] for piece in absent]
     if absent and os.geteuid() == 0 and shutil.which("apt-get"):
         print(f"installing {', '.join(packages)} (once; apt-get as root)", file=sys.stderr)
-        if install(packages):
-            absent = []
+        install(packages)
+        absent = [piece for piece in absent if missing(piece)]  # what apt did not bring, whatever it said
+        packages = [PACKAGES[piece] for piece in absent]
     if absent:
         print(
             f"not installed: {', '.join(packages)}; to install: sudo apt-get install --no-install-recommends "

@@ -95,3 +95,20 @@ def test_the_bootstrap_refuses_a_python_older_than_the_kit_supports(
     monkeypatch.setattr(machine, "OLDEST", (sys.version_info.major, sys.version_info.minor + 1))
     assert machine.main([]) == 1
     assert "minigrad needs Python >= " in capsys.readouterr().err
+
+
+def test_the_bootstrap_believes_the_machine_not_apt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    """apt can exit 0 and still leave a piece missing (a held package, another name): what
+    counts is whether the piece works afterwards, so no stamp says it is done when it is not."""
+    installed: list[list[str]] = []
+    monkeypatch.setattr(machine, "missing", lambda piece: True)
+    monkeypatch.setattr(machine, "install", lambda packages: installed.append(packages) or True)  # apt says yes
+    monkeypatch.setattr(machine.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(machine.shutil, "which", lambda name: "/usr/bin/" + name)
+    stamp = tmp_path / "stamp"
+    assert machine.main(["--stamp", str(stamp), "venv", "graphviz"]) == 1
+    assert installed == [["python3-venv", "graphviz"]]
+    assert "not installed: python3-venv, graphviz" in capsys.readouterr().err
+    assert not stamp.exists()
