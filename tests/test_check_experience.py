@@ -282,6 +282,16 @@ def test_a_plain_number_operand_gets_the_wrap_hint(tmp_path: Path) -> None:
     assert "hint: a plain number reached code that expects a Value: wrap it first" in run.stdout
 
 
+def test_a_missing_operator_is_named_from_the_shared_table_not_blamed_on_the_student(tmp_path: Path) -> None:
+    """No line of the student's code runs when Python finds no `__rsub__`: make check says the
+    course's requirement in the words the hidden grader uses (checks/course_api.py)."""
+    folder = materialize(SPECS / "fair-no-rsub.json", tmp_path / "sub")
+    run = check(folder, "--part", "value", "--all-failures")
+    said = "* test_number_on_the_left[5 - b]\n    `Value` has no `__rsub__`: `2 - Value(...)` needs it\n"
+    assert said in run.stdout
+    assert "TypeError" not in run.stdout and "crashed" not in run.stdout
+
+
 def test_the_milestone_draws_its_pictures(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "reference" / "minigrad", tmp_path / "minigrad")
     run = check(tmp_path, "--part", "mlp")
