@@ -127,9 +127,9 @@ def api(outcome: Outcome) -> list[str]:
     """The API probe's mismatches with the course's `Value`, each said once, with a likely match
     among the student's own names ("`data` is missing; your `Value` stores its number in `val`").
     A probe that could not run (engine.py does not load) says nothing: its own note says why."""
-    if outcome.error is not None or len(outcome.out) != 4:
+    if outcome.error is not None or len(outcome.out) != 5:
         return []
-    names, holding, data_type, grad_set = outcome.out
+    names, holding, data_type, grad_set, _ = outcome.out
     if not all(isinstance(found, list) for found in (names, holding)):
         return []
     names = [untrusted(str(name)) for name in names]
@@ -140,10 +140,66 @@ def api(outcome: Outcome) -> list[str]:
         if name == "data" and holding:
             said.append(f"`data` is missing; your `Value` stores its number in `{untrusted(str(holding[0]))}`")
             continue
-        likely = [mine for mine in names if mine not in COURSE_VALUE and any(clue in mine.lower() for clue in clues)]
-        said.append(f"`{name}` is missing" + (f"; you have `{likely[0]}`" if likely else ""))
+        said.append(f"`{name}` is missing{_likely(names, COURSE_VALUE, clues)}")
     if "data" in names and data_type not in ("float", "int"):
         said.append(f"your `Value` holds a {untrusted(str(data_type))} in `data`; the course's holds one number")
     if "grad" in names and grad_set != "no error":
         said.append("`grad` cannot be set: the course sets `out.grad`")
     return [f"course API: {words}" for words in said]
+
+
+def _likely(names: list[str], course: dict[str, tuple[str, ...]], clues: tuple[str, ...]) -> str:
+    """ "; you have `backprop`": the first of the student's names (not the course's) with a clue."""
+    likely = [mine for mine in names if mine not in course and any(clue in mine.lower() for clue in clues)]
+    return f"; you have `{likely[0]}`" if likely else ""
+
+
+def locations(outcome: Outcome) -> dict[str, list]:
+    """Where the probe found each operator and its backward ({"Value.__mul__'s backward":
+    ["engine.py", 61]}), only entries of exactly that shape: root_cause.py names the line of an
+    operator whose result was wrong, which no traceback gives."""
+    found = outcome.out[4] if outcome.error is None and len(outcome.out) == 5 else {}
+    return {
+        name: [file, line]
+        for name, place in (found.items() if isinstance(found, dict) else ())
+        if re.fullmatch(r"Value\.\w+(?:'s backward)?", name)
+        and isinstance(place, list)
+        and len(place) == 2
+        and isinstance(file := place[0], str)
+        and re.fullmatch(r"\w+\.py", file)
+        and type(line := place[1]) is int
+        and line > 0
+    }
+
+
+# The course's Tensor, as its API probe checks it, with the words a likely match is found by.
+COURSE_TENSOR = {
+    "data": ("array", "value", "val"),
+    "grad": ("gradient",),
+    "requires_grad": ("requires", "need", "track"),
+    "backward": ("back", "prop"),
+    "shape": ("size", "dim"),
+}
+
+
+def api_tensor(outcome: Outcome) -> list[str]:
+    """The Tensor probe's mismatches with the course's `Tensor([1.0, 2.0])`: a NumPy array in
+    `data`, `requires_grad` False and `grad` None until asked for, `grad` that can be set."""
+    if outcome.error is not None or len(outcome.out) != 5 or not isinstance(outcome.out[0], list):
+        return []
+    names = [untrusted(str(name)) for name in outcome.out[0]]
+    data_type, requires_grad, grad, grad_set = (untrusted(str(found)) for found in outcome.out[1:])
+    said = [
+        f"`{name}` is missing{_likely(names, COURSE_TENSOR, clues)}"
+        for name, clues in COURSE_TENSOR.items()
+        if name not in names
+    ]
+    if data_type not in ("missing", "ndarray"):
+        said.append(f"your `Tensor` holds a {data_type} in `data`; the course's holds a NumPy array")
+    if requires_grad not in ("missing", "False"):
+        said.append(f"`Tensor([1.0, 2.0]).requires_grad` is {requires_grad}; the course's is False unless asked for")
+    if grad not in ("missing", "NoneType"):
+        said.append(f"a new `Tensor`'s `grad` is a {grad}; the course's is None until backward() reaches it")
+    if grad_set not in ("no error",) and "grad" in names:
+        said.append("`grad` cannot be set: the course sets `tensor.grad`")
+    return [f"course API (Tensor): {words}" for words in said]

@@ -9,10 +9,18 @@ to TEXT_LIMIT characters. A line in any other shape, however malformed or deep, 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 TEXT_LIMIT = 300  # characters kept of any string the child sends
 DEPTH_LIMIT = 8  # nesting of lists in an answer
+WORDS = ("type", "message", "where")  # every error's
+LOCATION = {  # where a submission's error starts, when it has a frame or a line; each field's check
+    "function": lambda x: isinstance(x, str) and re.fullmatch(r"[\w<>]+(\.[\w<>]+)*", x) is not None,
+    "file": lambda x: isinstance(x, str) and re.fullmatch(r"\w+\.py", x) is not None,
+    "line": lambda x: type(x) is int and 0 < x < 10**7,
+    "code": lambda x: isinstance(x, str),
+}
 
 
 @dataclass
@@ -28,7 +36,7 @@ def failure(message: str, kind: str = "ChildFailure") -> dict:
 
 
 def parse_line(line: bytes, count: int) -> tuple[int, Outcome] | None:
-    """Accept exactly {"i": int, "out": list, "error": null|{"type","message","where"}};
+    """Accept exactly {"i": int, "out": list, "error": null|{"type","message","where",...}};
     anything else, however malformed or deep, is garbage. Strings are trimmed here, in the
     parent: the child is never trusted to trim."""
     try:
@@ -54,13 +62,21 @@ def clean(value: object, depth: int) -> object:
 
 
 def clean_error(error: object) -> dict | None:
+    """The error with its strings trimmed. Its three words ("type", "message", "where") are
+    always there; where the trouble starts in the submission may follow, each field checked
+    here as untrusted: `function` a Python qualified name, `file` a .py file's name, `line` a
+    positive int, `code` any text (trimmed; made visible where it is shown)."""
     if error is None:
         return None
-    if not isinstance(error, dict) or set(error) != {"type", "message", "where"}:
+    if not isinstance(error, dict) or not set(WORDS) <= set(error) <= set(WORDS) | set(LOCATION):
         raise ValueError("malformed error")
-    if not all(isinstance(v, (str, type(None))) for v in error.values()):
+    if not all(isinstance(error[key], (str, type(None))) for key in WORDS):
         raise ValueError("malformed error")
-    return {k: v if v is None else v[:TEXT_LIMIT] for k, v in error.items()}
+    cleaned = {k: v if v is None else v[:TEXT_LIMIT] for k, v in error.items() if k in WORDS}
+    for key, valid in LOCATION.items():
+        if key in error and valid(error[key]):
+            cleaned[key] = error[key][:TEXT_LIMIT] if isinstance(error[key], str) else error[key]
+    return cleaned
 
 
 def _reject(token: str):

@@ -7,6 +7,7 @@ the same program on the reference and compares the outputs.
 """
 
 import importlib
+import linecache
 import os
 import traceback
 
@@ -26,13 +27,27 @@ def load_steps() -> None:
 def where(exc: BaseException, folder: str) -> str | None:
     """`Class.method (file, line n)` of the innermost submission frame, so a message can name
     the hole; code run at import is named by its file alone."""
-    found = None
+    found = located(exc, folder)
+    if "function" not in found:
+        return None
+    file, line = found["file"], found["line"]
+    return f"{file} (line {line})" if found["function"] == "<module>" else f"{found['function']} ({file}, line {line})"
+
+
+def located(exc: BaseException, folder: str) -> dict:
+    """Where the trouble starts in the submission, as separate fields for the parent to check:
+    the innermost submission frame's `function` (its qualified name), `file`, `line` and the
+    `code` on that line; for a file that does not parse, its file, line and code alone. Empty
+    when no line of the submission ran."""
+    if isinstance(exc, SyntaxError) and (exc.filename or "").startswith(folder):
+        return {"file": os.path.basename(exc.filename), "line": exc.lineno, "code": (exc.text or "").strip()}
+    found = {}
     for frame, line in traceback.walk_tb(exc.__traceback__):
         code = frame.f_code
         if code.co_filename.startswith(folder):
-            file = os.path.basename(code.co_filename)
             name = getattr(code, "co_qualname", code.co_name)
-            found = f"{file} (line {line})" if name == "<module>" else f"{name} ({file}, line {line})"
+            found = {"function": name, "file": os.path.basename(code.co_filename), "line": line}
+            found["code"] = linecache.getline(code.co_filename, line).strip()
     return found
 
 
@@ -41,7 +56,8 @@ def explain(exc: BaseException, folder: str) -> dict:
     looked_up = grader_lookup(exc)
     if looked_up:
         return {"type": "GraderNeeds", "message": looked_up[0], "where": looked_up[1]}
-    return {"type": type(exc).__name__, "message": str(exc)[:300], "where": where(exc, folder)}
+    error = {"type": type(exc).__name__, "message": str(exc)[:300], "where": where(exc, folder)}
+    return {**error, **located(exc, folder)}
 
 
 def run_program(program: list, folder: str) -> tuple[list, dict | None]:

@@ -63,28 +63,6 @@ def backward_in_our_order(root: object) -> None:
         node._backward()
 
 
-NAMES_SENT = 100  # of a Value's attribute names, in the API probe
-
-
-@step
-def api(run: Run) -> None:
-    """Send back what the submission's `Value(2.0)` offers, for the parent to compare with the
-    course's API: its attribute names, the names holding the number 2.0, the type of its `data`,
-    and the error that setting `grad` raises ("no error" when it can be set). Observations
-    only: the parent words the verdict."""
-    made = run.module("engine").Value(2.0)
-    names = [name for name in dir(made) if not name.startswith("__")]
-    run.out.append(names[:NAMES_SENT])
-    fields = getattr(made, "__dict__", {})
-    run.out.append([name for name, x in fields.items() if type(x) in (int, float) and x == 2.0][:NAMES_SENT])
-    run.out.append(type(fields.get("data", getattr(made, "data", None))).__name__)
-
-    def set_grad() -> None:
-        made.grad = 1.0
-
-    run.out.append(error_type(set_grad))
-
-
 @step
 def value(run: Run, *, into: str, x: float) -> None:
     """A new Value holding x."""
