@@ -14,6 +14,8 @@ A spec `NAME.json` says which submission it starts from and what it changes:
      "seed": 7 (optional: the grading seed the expected scores hold for),
      "messages": ["words the failure messages must contain"],
      "said_once": ["words the grade (summary and messages together) says exactly once"],
+     "first_lines": ["Start here: ...", "lines the grade's text opens its feedback with, verbatim",
+                     "(after the score table and its notes: graders/root_cause.py)"],
      and, for attacks, what tests/test_grader_submissions.py must also check:
      "forbidden_words": ["words that must appear nowhere in the grade"],
      "must_not_exist": ["/paths/the/submission/must/not/have/written"],

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from . import output_files, upload_check
-from .escape import json_text, say, untrusted
+from . import output_files, root_cause, upload_check
+from .escape import json_text, say, terminal, untrusted
 from .grading_run import GradingRun
 from .isolation import identity, sandbox, selftest
 from .kit import SUITES
@@ -142,6 +142,7 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
     copied.refused[:0] = options.refused
     first = [upload_check.check(submission, workdir, copied, isolation)] if options.check_imports else []
     grading_run = GradingRun(isolation, workdir, seed, options.reference_cache)
+    api, groups = [], []
     if first and not copied.found:
         records = first  # every hidden test failing would only hide the one thing to fix
         (root / "report.json").write_text("{}\n")
@@ -152,6 +153,7 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
             return 2
         hidden = [replace(r, visibility=options.visibility or r.visibility) for r in grading.records]
         records = first + hidden
+        api, groups = grading.api, root_cause.group(hidden, grading.locations)
     level = isolation.level
     header = [
         f"minigrad hidden tests: {untrusted(options.label or submission, limit=1000)}",
@@ -162,6 +164,8 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
         *(f"{check.name}: {check.status}" for check in first if copied.found),
     ]
     text = summary(records[len(first) :], header, grading_run.notes)
+    if groups:  # root cause first (root_cause.py)
+        text += "\n\n" + terminal("\n".join(root_cause.lines(groups, [r.graded() for r in records])))
     extra = {
         "seed": seed,
         "isolation": level,
@@ -173,6 +177,8 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
         "copied": copied.copied,
         "refused": copied.refused,
         "passed_over": passed_over,
+        "course_api": api,  # the API probes' mismatches: Gradescope's visible test says them
+        root_cause.KEY: root_cause.saved(groups),
     }
     results = gradescope(records, time.monotonic() - start, text, extra)
     report = json.loads((root / "report.json").read_bytes())  # pytest-json-report's: it quotes every message

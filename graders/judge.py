@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 
 from . import notes
@@ -11,15 +12,22 @@ from .comparison import close, is_array
 from .escape import untrusted
 from .kit import COURSE_API, shared_module
 from .protocol import TEXT_LIMIT, Outcome
+from .root_cause import UNLOADABLE_HINT, Cause, of_function, of_wrong_result
 
 course_api = shared_module("minigrad_course_api", COURSE_API)
 UNLOADABLE = ("SyntaxError", "IndentationError", "TabError")  # the student's file, though no frame of it ran
 
+SCALAR_PARTS = ("value", "backward", "mlp")  # whose answers are a Value's numbers
 ARRAY_SHOWN = 12  # elements up to which a failure shows an array answer whole
 
 
 class GradeFailure(AssertionError):
-    """A graded test the submission failed; the message is what the student reads."""
+    """A graded test the submission failed; the message is what the student reads, and the
+    cause is where its trouble starts (root_cause.py groups the failures by it)."""
+
+    def __init__(self, message: str, cause: Cause | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 class GraderError(RuntimeError):
@@ -56,9 +64,7 @@ def _words(got: object) -> str:
 
 
 def _has_non_number(got: object) -> bool:
-    if isinstance(got, list):
-        return any(_has_non_number(g) for g in got)
-    return isinstance(got, dict) and set(got) == {"not_a_number"}
+    return _non_number(got) is not None
 
 
 def _where(error: dict) -> str:
@@ -81,6 +87,9 @@ def explain_error(case: Case, program: Program, error: dict) -> str:
         return f"{case.what}: not attempted yet: `{error['where'].split(' (')[0]}`"
     if error["type"] in ("ChildFailure", "Skipped"):
         return f"{case.what}: {error['message']}\n    while running: {program.shown}"
+    if error["type"] in UNLOADABLE and error.get("file"):  # the test's own hint would be beside the point
+        said = f"`{error['file']}` does not load, so this could not run: {error['type']}: {error['message']}"
+        return f"{case.what}: {said}\n    hint:     {UNLOADABLE_HINT}"
     if not error.get("where") and error["type"] not in UNLOADABLE:
         return _not_raised_by_student(case, program, error)
     unmet = course_api.unmet(error["type"], str(error["message"]))
@@ -114,18 +123,61 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
         if want.error is not None:
             raise GraderError(f"the reference failed {case.id}: {want.error}")
         if got.error is not None:
-            raise GradeFailure(explain_error(case, program, got.error))
+            raise GradeFailure(explain_error(case, program, got.error), cause_of_error(program, got.error))
         if case.check is not None:
             problem = case.check(_said(got.out), want.out)
             if problem:
                 hint = program.hint or case.hint
-                raise GradeFailure(f"{case.what}: {problem}\n    while running: {program.shown}\n    hint:     {hint}")
+                raise GradeFailure(
+                    f"{case.what}: {problem}\n    while running: {program.shown}\n    hint:     {hint}",
+                    of_wrong_result(program.steps, "gradient" in problem),
+                )
             continue
         if len(got.out) != len(want.out):
-            raise GradeFailure(f"{case.what}: the program returned {len(got.out)} results, expected {len(want.out)}")
+            raise GradeFailure(
+                f"{case.what}: the program returned {len(got.out)} results, expected {len(want.out)}",
+                of_wrong_result(program.steps, False),
+            )
         for label, g, w in zip(program.labels, got.out, want.out):
             if not close(g, w, case.rtol, case.atol):
-                raise GradeFailure(difference(case, program, label, g, w))
+                raise GradeFailure(difference(case, program, label, g, w), _wrong_result(case, program, label, g))
+
+
+def _wrong_result(case: Case, program: Program, label: str, got: object) -> Cause:
+    """A wrong number's cause (root_cause.py's steps 2 and 3); a Value of parts 1-3 that answers
+    with an object where the course's holds a number (a NumPy array) fails the course's `data`."""
+    held = _non_number(got)
+    if case.part in SCALAR_PARTS and held not in (None, "Value"):
+        return Cause("Value.data", f" holds a {untrusted(held)}, not one number")
+    return of_wrong_result(program.steps, "gradient" in label)
+
+
+def _non_number(got: object) -> str | None:
+    """The type name of the first object among the answers that is not a number."""
+    if isinstance(got, list):
+        return next((found for g in got if (found := _non_number(g))), None)
+    return got["not_a_number"] if isinstance(got, dict) and set(got) == {"not_a_number"} else None
+
+
+def cause_of_error(program: Program, error: dict) -> Cause:
+    """Where an error starts (root_cause.py's step 1): a file that does not load, a requirement
+    of the course the code does not meet, a name the grader needs, the innermost student frame;
+    an error with none of these (a time-out) is grouped as a wrong result is."""
+    kind, message = error["type"], str(error["message"])
+    file, line = error.get("file"), error.get("line")
+    if kind in UNLOADABLE and file:
+        said = re.sub(r" \(\w+\.py, line \d+\)$", "", untrusted(message))
+        code = f"\n    {untrusted(error['code'])}" if error.get("code") else ""
+        return Cause(file, " does not load", file, line, f"{file}, line {line}: {kind}: {said}{code}", loads=False)
+    if requirement := course_api.requirement(kind, message):
+        return Cause(*requirement)
+    if kind == notes.NEEDS:
+        return Cause(untrusted(message), " is missing")
+    if name := notes.called_but_missing(error):
+        return Cause(name, " is missing")
+    if error.get("function"):
+        return of_function(error["function"], file, line)
+    return of_wrong_result(program.steps, False)
 
 
 def _said(answer: object) -> object:

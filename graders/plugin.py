@@ -25,6 +25,8 @@ from .protocol import Outcome
 from .results import Verdict
 
 MESSAGE_LIMIT = 4000  # characters of one test's message
+# Each part's API probe (its step in child/steps_api.py) and what words its mismatches (notes.py)
+PROBES = {"value": ("api", notes.api), "tensor": ("api_tensor", notes.api_tensor)}
 Outcomes = dict[int, tuple[list[Outcome], list[Outcome]]]  # by id(case): reference, submission
 
 
@@ -37,6 +39,8 @@ class Grading:
         self.grader_errors: list[str] = []  # a suite's fault, not the student's: no grade is written
         self.cases: list[tuple[str, Case]] = []  # (test function, case), in the order collected
         self.outcomes: Outcomes | GraderError | None = None  # None until the first test asks
+        self.api: list[str] = []  # the API probes' mismatches with the course's API (notes.py)
+        self.locations: dict[str, list] = {}  # where the submission defines each operator (notes.py)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         make = getattr(metafunc.function, MAKER, None)
@@ -70,14 +74,19 @@ class Grading:
         tests = [f"{test}[{c.id}]" for test, c in self.cases for _ in c.programs]  # a hang skips its own case
         parts = [c.part for _, c in self.cases for _ in c.programs]
         bonus = [c.bonus for _, c in self.cases for _ in c.programs]
-        # The API probe runs once per grading that grades Values, just after the last of them: a
-        # program run earlier would import the submission sooner, and change what its tests meet.
-        probe = len(parts) - parts[::-1].index("value") if "value" in parts else None
-        if probe is not None:
-            programs.insert(probe, [["api", {}]])
-            tests.insert(probe, "course API")
-            parts.insert(probe, "value")
-            bonus.insert(probe, False)
+        # Each API probe runs once per grading that grades its part, just after the last of the
+        # part's programs: a program run earlier would import the submission sooner, and change
+        # what its tests meet.
+        probes = {}
+        for part, (probe, _) in PROBES.items():
+            if part in parts:
+                at = len(parts) - parts[::-1].index(part)
+                probes = {other: i + (i >= at) for other, i in probes.items()}
+                probes[part] = at
+                programs.insert(at, [[probe, {}]])
+                tests.insert(at, f"course API ({part})")
+                parts.insert(at, part)
+                bonus.insert(at, False)
         # An optional extension's programs get a time budget of their own, so an endless loop in
         # one can never shorten the time of the part's graded tests.
         budgets = [f"{part} (bonus)" if extra else part for part, extra in zip(parts, bonus)]
@@ -86,10 +95,15 @@ class Grading:
             child = pool.submit(run_child, run.workdir, programs, tests, budgets, run.isolation)
             reference = reference_cache.answers(run.reference_cache, programs, tests, budgets)
             submission = child.result()
-        if probe is not None:  # said first among the notes: a wrong name explains many failures at once
-            run.notes[:0] = notes.api(submission[probe])
+        for part, at in sorted(probes.items(), key=lambda item: -item[1]):  # the later first: indices hold
+            found = submission[at]
+            if part == "value":
+                self.locations = notes.locations(found)
+            # said first among the notes: a wrong name explains many failures at once
+            self.api[:0] = PROBES[part][1](found)
             for answers in (reference, submission, parts, bonus):
-                del answers[probe]
+                del answers[at]
+        run.notes[:0] = self.api
         outcomes, position = {}, 0
         for _, c in self.cases:
             n = len(c.programs)
@@ -127,6 +141,7 @@ class Grading:
                 message,
                 "after_due_date",  # minigrad-grade's --visibility may change it
                 case.bonus,
+                getattr(call.excinfo.value, "cause", None) if failed_call else None,
             )
         )
         return report

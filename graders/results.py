@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .escape import terminal
+
+if TYPE_CHECKING:  # root_cause.py reads Verdicts: only the type is needed here
+    from .root_cause import Cause
 
 BONUS = "bonus"  # the tag of an optional extension's test
 
@@ -28,6 +32,7 @@ class Verdict:
     message: str
     visibility: str
     bonus: bool = False
+    cause: Cause | None = None  # where a failure starts (root_cause.py), when the judge knows
 
     @property
     def status(self) -> str:

@@ -3,9 +3,17 @@ in, every reader gets back, with one rule for a bonus test."""
 
 from __future__ import annotations
 
+import json
+
+from graders import root_cause
 from graders.class_grading import report, tables
 from graders.class_grading.records import StoredGrade
+from graders.judge import course_api
+from graders.protocol import TEXT_LIMIT, parse_line
 from graders.results import Verdict, gradescope, part_totals, read, summary, total_text
+from graders.root_cause import Cause
+
+RSUB = "unsupported operand type(s) for -: 'int' and 'Value'"
 
 
 def test_a_grade_reads_back_as_it_was_written():
@@ -82,3 +90,74 @@ def test_item_analysis_leaves_out_an_upload_that_did_not_load():
     assert not tables.loaded(results("", ("checkpoint", True), ("value", False), ("mlp", False)))
     assert tables.loaded(results("", ("checkpoint", False), ("value", False), ("mlp", True)))
     assert tables.loaded(results("", ("checkpoint", False)))  # the quiz alone was graded
+
+
+def _failed(name: str, cause: Cause | None, points: float = 1.0) -> Verdict:
+    return Verdict(name, name.split(":")[0], points, False, f"{name} went wrong", "after_due_date", cause=cause)
+
+
+def test_failures_are_grouped_root_cause_first_by_the_documented_rule():
+    """A file that does not load first; then the group most tests fail through (a wrong `*`,
+    found by its own test, takes the later wrong results that use it); a wrong result that uses
+    no failing operator is a group of its own; the probe's line names an operator's backward."""
+    syntax = Cause("nn.py", " does not load", "nn.py", 147, "nn.py, line 147: SyntaxError: expected ':'", loads=False)
+    records = [
+        _failed(
+            "value: a * b [mul]", root_cause.of_wrong_result([["apply", {"op": "*", "operands": ["a", "b"]}]], True)
+        ),
+        _failed(
+            "value: a - b [sub]", root_cause.of_wrong_result([["apply", {"op": "-", "operands": ["a", "b"]}]], True)
+        ),
+        _failed("value: 2 - b [rsub]", Cause(*course_api.requirement("TypeError", RSUB))),
+        Verdict("value: a + b [add]", "value", 1.0, True, "", "after_due_date"),
+        _failed(
+            "backward: graph [g]", root_cause.of_wrong_result([["chain", {"op": "**"}], [["apply", {"op": "*"}]]], True)
+        ),
+        _failed("mlp: MLP [m]", root_cause.of_wrong_result([["mlp", {"into": "m"}], ["call", {}]], True), 2.0),
+        _failed("mlp: SGD [s]", syntax),
+        _failed("tensor: sum [t]", root_cause.of_wrong_result([["tensor", {}]], False)),
+        _failed("mlp: loss [l]", root_cause.of_function("hinge_loss.<locals>.<genexpr>", "nn.py", 123)),
+    ]
+    groups = root_cause.group(records, {"Value.__mul__'s backward": ["engine.py", 80]})
+    assert [(g.title, g.tests) for g in groups] == [
+        ("`nn.py` does not load (nn.py:147)", ["mlp: SGD [s]"]),
+        ("`Value.__mul__`'s backward (engine.py:80)", ["value: a * b [mul]", "backward: graph [g]", "mlp: MLP [m]"]),
+        ("`Value.__sub__`'s backward", ["value: a - b [sub]"]),
+        ("`Value.__rsub__` is missing", ["value: 2 - b [rsub]"]),
+        ("tensor: sum [t]", ["tensor: sum [t]"]),
+        ("`hinge_loss` (nn.py:123)", ["mlp: loss [l]"]),
+    ]
+    assert groups[0].note == ["nn.py, line 147: SyntaxError: expected ':'", f"hint: {root_cause.UNLOADABLE_HINT}"]
+    text = root_cause.lines(groups[1:], [r.graded() for r in records])
+    assert text[:5] == [
+        "Start here: `Value.__mul__`'s backward (engine.py:80) — 3 tests fail through it",
+        "",
+        "1. `Value.__mul__`'s backward (engine.py:80) — 3 tests, -4 points",
+        "  value: a * b [mul]",
+        "    value: a * b [mul] went wrong",
+    ]
+    assert text[5] == "  also failing through it: backward: graph [g], mlp: MLP [m]"
+    assert root_cause.start(groups) == "Start here: `nn.py` does not load (nn.py:147) — 1 test could not run"
+    assert root_cause.read({root_cause.KEY: root_cause.saved(groups)}) == groups  # kept in results.json as made
+
+
+def test_the_child_s_location_fields_are_kept_only_in_their_own_shape():
+    line = {
+        "i": 0,
+        "out": [],
+        "error": {
+            "type": "TypeError",
+            "message": "m",
+            "where": "w",
+            "function": "Value.__mul__.<locals>._backward",
+            "file": "engine.py",
+            "line": 61,
+            "code": "x" * 400,
+        },
+    }
+    _, outcome = parse_line(json.dumps(line).encode(), 1)
+    assert outcome.error == {**line["error"], "code": "x" * TEXT_LIMIT}
+    forged = {**line["error"], "function": "a b\n# heading", "file": "../etc/passwd", "line": True, "code": 3}
+    _, outcome = parse_line(json.dumps({**line, "error": forged}).encode(), 1)
+    assert outcome.error == {"type": "TypeError", "message": "m", "where": "w"}
+    assert parse_line(json.dumps({**line, "error": {**forged, "extra": 1}}).encode(), 1) is None

@@ -2,8 +2,11 @@
 
 Built only from the grade's own `results.json`, whose messages the judge already wrote for
 students: a test the suite marks secret (the checkpoint's questions) shows "(hidden)" for its
-inputs and expected value, so neither can reach a feedback file. Tests that failed with the
-same message (a syntax error fails them all) are shown once, with the names of the others.
+inputs and expected value, so neither can reach a feedback file. The failures come root cause
+first, in the groups the grader kept (graders/root_cause.py): "Start here: ...", then each
+group with its first test's message in full and the others by name; a file that does not load
+is one note, with the tests it stopped. A grade from before the groups were kept has its
+failures grouped by message, in the order they ran.
 The same content is written as Markdown and as HTML; `feedback.zip` holds one HTML file per
 student, named by id, for an LMS's bulk feedback upload.
 
@@ -20,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders import output_files
-from graders.escape import html, markdown, markdown_block, visible
-from graders.results import read
+from graders import output_files, root_cause
+from graders.escape import html, markdown, markdown_block, markdown_text, visible
+from graders.results import GradedTest, read
 
 from . import records
 from .tables import number
@@ -32,21 +35,39 @@ NOTES = ("refused:", "note:", "no minigrad/")  # lines of the grade's output a s
 
 @dataclass
 class Failure:
+    title: str
     names: list[str]
     lost: float
-    message: str
+    message: str  # the first test's, in full; for a file that does not load, its note
+    stopped: bool = False  # a file that does not load: every name is a test it stopped
 
 
 def failures(results: dict) -> list[Failure]:
-    """Failed tests grouped by message, in the order they ran."""
+    """The failed tests in the grader's root-cause groups, or, in a grade without them, grouped
+    by message in the order they ran."""
+    grade = read(results)
+    failed = {test.name: test for test in grade.tests if not test.passed and not test.bonus}
+    kept = [group for group in root_cause.read(grade.extra) if any(name in failed for name in group.tests)]
+    if kept:
+        return [_failure(group, failed) for group in kept]
     groups: dict[str, Failure] = {}
-    for test in read(results).tests:
-        if test.passed or test.bonus:  # an optional extension is not a mistake
-            continue
-        group = groups.setdefault(test.output, Failure([], 0.0, test.output))
+    for test in failed.values():
+        group = groups.setdefault(test.output, Failure(test.name, [], 0.0, test.output))
         group.names.append(test.name)
         group.lost += test.max_score - test.score
     return list(groups.values())
+
+
+def _failure(group: root_cause.Group, failed: dict[str, GradedTest]) -> Failure:
+    names = [name for name in group.tests if name in failed]
+    lost = sum(failed[name].max_score - failed[name].score for name in names)
+    message = "\n".join(group.note) if group.note else failed[names[0]].output
+    return Failure(group.title, names, lost, message, bool(group.note))
+
+
+def _start(found: list[Failure]) -> str:
+    count = len(found[0].names)
+    return f"{count} test{'s' if count != 1 else ''} " + ("could not run" if found[0].stopped else "fail through it")
 
 
 def markdown_page(student: str, results: dict) -> str:
@@ -63,11 +84,15 @@ def markdown_page(student: str, results: dict) -> str:
         lines.append(f"| bonus (optional extensions) | {number(grade.bonus)} |")
     found = failures(results)
     lines += ["", "## What to fix" if found else "Every hidden test passed."]
-    for failure in found:
-        lines += ["", f"### {markdown(failure.names[0])} (-{number(failure.lost)})"]
-        if len(failure.names) > 1:
-            lines.append(_same_message(failure, markdown))
+    if found:
+        lines += ["", f"**Start here:** {markdown_text(found[0].title)} — {_start(found)}"]
+    for rank, failure in enumerate(found, start=1):
+        lines += ["", f"### {rank}. {markdown_text(failure.title)} (-{number(failure.lost)})"]
+        if not failure.stopped:
+            lines += ["", f"First: {markdown(failure.names[0])}"]
         lines += ["", markdown_block(failure.message)]
+        if rest := _rest(failure, markdown):
+            lines += ["", rest]
     return "\n".join(lines) + "\n"
 
 
@@ -85,11 +110,15 @@ def page(student: str, results: dict) -> str:
     body.append("</table>")
     found = failures(results)
     body.append("<h2>What to fix</h2>" if found else "<p>Every hidden test passed.</p>")
-    for failure in found:
-        body.append(f"<h3>{e(failure.names[0])} (-{number(failure.lost)})</h3>")
-        if len(failure.names) > 1:
-            body.append(f"<p>{_same_message(failure, e)}</p>")
+    if found:
+        body.append(f"<p><strong>Start here:</strong> {e(found[0].title)} — {_start(found)}</p>")
+    for rank, failure in enumerate(found, start=1):
+        body.append(f"<h3>{rank}. {e(failure.title)} (-{number(failure.lost)})</h3>")
+        if not failure.stopped:
+            body.append(f"<p>First: {e(failure.names[0])}</p>")
         body.append(f"<pre>{e(failure.message)}</pre>")
+        if rest := _rest(failure, e):
+            body.append(f"<p>{rest}</p>")
     style = "body{font-family:sans-serif;max-width:60em}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>minigrad: {e(student)}</title>'
@@ -124,9 +153,13 @@ def _total(results: dict) -> str:
     return read(results).total
 
 
-def _same_message(failure: Failure, escape: Callable[[str], str]) -> str:
-    names = ", ".join(escape(name) for name in failure.names[1:])
-    return f"{len(failure.names) - 1} more tests failed with the same message: {names}"
+def _rest(failure: Failure, escape: Callable[[str], str]) -> str:
+    """The other tests of a group, by name; every test a file that does not load stopped."""
+    rest = failure.names if failure.stopped else failure.names[1:]
+    if not rest:
+        return ""
+    said = "The tests it stopped" if failure.stopped else f"{len(rest)} more failing through it"
+    return f"{said}: {', '.join(escape(name) for name in rest)}"
 
 
 def _notes(results: dict) -> list[str]:
