@@ -20,6 +20,7 @@ import pytest
 
 from course.submissions import materialize
 from graders.gradescope import package
+from graders.gradescope.run import API_MATCHES, API_NAME
 from graders.isolation import sandbox
 from graders.parts import POINTS
 
@@ -112,8 +113,10 @@ def test_a_correct_upload_gets_full_marks_and_sees_only_the_visible_test_now(aut
     place("correct", unpack(autograder_zip, tmp_path), "minigrad")
     results = run_autograder(tmp_path)
     assert results["score"] == TOTAL + bonus_score(results) and part_scores(results) == FULL
-    first, hidden = results["tests"][0], results["tests"][1:]
+    first, api, hidden = results["tests"][0], results["tests"][1], results["tests"][2:]
     assert (first["status"], first["visibility"], first["max_score"]) == ("passed", "visible", 0.0)
+    assert (api["name"], api["status"], api["visibility"], api["max_score"]) == (API_NAME, "passed", "visible", 0.0)
+    assert api["output"] == API_MATCHES
     assert first["output"].startswith(f"found {MODULES} files in `minigrad/`: __init__.py, checkpoint.py")
     assert "  nn.py: imports" in first["output"]
     assert {t["visibility"] for t in hidden} == {"after_due_date"}
@@ -133,6 +136,27 @@ def test_a_flat_upload_is_graded_as_if_in_minigrad_and_visible_results_show_the_
     assert {t["visibility"] for t in results["tests"]} == {"visible"}
     total = f"| **total** | **122 / 122 + {bonus_score(results):g} bonus** |"  # the bonus apart, as everywhere
     assert f"| tensor | 32.5 / 32.5 |\n{total}" in results["output"]
+
+
+@needs_bwrap
+def test_the_course_api_test_is_visible_at_once_and_the_root_cause_heads_visible_results(autograder_zip, tmp_path):
+    """A `val` engine: the API probe's test says so now, worth 0; once the hidden tests are
+    visible, the summary's feedback starts at the name every failure goes through."""
+    place("fair-val-not-data", unpack(autograder_zip, tmp_path, visibility="visible"), "minigrad")
+    results = run_autograder(tmp_path)
+    api = results["tests"][1]
+    assert (api["name"], api["status"], api["visibility"], api["score"], api["max_score"], api["tags"]) == (
+        API_NAME,
+        "failed",
+        "visible",
+        0.0,
+        0.0,
+        ["submission"],
+    )
+    assert api["output"] == "course API: `data` is missing; your `Value` stores its number in `val`"
+    assert [test["number"] for test in results["tests"]] == [str(i) for i in range(1, len(results["tests"]) + 1)]
+    assert part_scores(results) == {**FULL, "value": 1.5, "backward": 0.0, "mlp": 1.5}
+    assert "#### What to fix\n\n```\nStart here: `Value.data` is missing — " in results["output"]
 
 
 @needs_bwrap

@@ -2,10 +2,13 @@
 
 The grading is `minigrad-grade --official --check-imports` in a subprocess, so that nothing it
 does (a crash included) can stop this script from writing a results.json. Its result is then
-given Gradescope's finishing touches: a Markdown summary for the student and the hidden tests'
-visibility. When no sandbox level fit for official grading works on Gradescope's machine, the
-grader refuses to grade (it fails closed), and results.json says so, with no score at all:
-a zero would read as the student's, and the instructor can regrade once it is fixed.
+given Gradescope's finishing touches: a Markdown summary for the student, the hidden tests'
+visibility, and, after the upload's test, a visible 0-point test that compares the student's
+`Value` and `Tensor` with the course's API (the grader's API probes): a wrong name explains
+many failures at once, so the student sees it at once, whenever the hidden tests appear.
+When no sandbox level fit for official grading works on Gradescope's machine, the grader
+refuses to grade (it fails closed), and results.json says so, with no score at all: a zero
+would read as the student's, and the instructor can regrade once it is fixed.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ import json
 import subprocess
 import sys
 
-from graders import kit, output_files
-from graders.escape import json_text, markdown, markdown_text, say
+from graders import kit, output_files, root_cause, upload_check
+from graders.escape import json_text, markdown, markdown_block, markdown_text, say
 from graders.results import bonus_points, part_scores, read, total_text
 
 SOURCE = kit.ROOT  # the unpacked zip: /autograder/source on Gradescope
@@ -52,7 +55,7 @@ def main() -> int:
         if said:  # Gradescope keeps what this script prints for the instructor
             say(said.rstrip("\n"), stream)
     if graded.returncode == 0:
-        results = json.loads((results_folder / "results.json").read_text())
+        results = with_api_test(json.loads((results_folder / "results.json").read_text()))
         results.update(output=summary(results, visibility), output_format="md", visibility=visibility)
     else:
         results = no_grade(graded.stderr)
@@ -61,11 +64,34 @@ def main() -> int:
     return 0
 
 
+API_NAME = "course API: your Value and Tensor beside the course's"
+API_MATCHES = "Your Value and Tensor have every name the course's API uses, and each behaves as the course sets it."
+
+
+def with_api_test(results: dict) -> dict:
+    """The results with the API probes' test after the upload's (when the hidden tests ran):
+    worth 0 points, visible, failed when a name or a behaviour differs from the course's."""
+    said = results.get("extra_data", {}).get("course_api")
+    if said is None or len(results["tests"]) < 2:
+        return results
+    test = {
+        "name": API_NAME,
+        "score": 0.0,
+        "max_score": 0.0,
+        "status": "failed" if said else "passed",
+        "output": "\n".join(said) or API_MATCHES,
+        "visibility": "visible",
+        "tags": [upload_check.PART],  # about the upload, like the first test: 0 points, no part of its own
+    }
+    tests = [results["tests"][0], test, *results["tests"][1:]]
+    return {**results, "tests": [{**t, "number": str(i)} for i, t in enumerate(tests, start=1)]}
+
+
 def summary(results: dict, visibility: str) -> str:
     """The student's overview in Markdown: the upload, the sandbox, and the hidden tests'
     scores only where the instructor made them visible."""
     grade = read(results)
-    upload, hidden = grade.tests[0], grade.tests[1:]
+    upload, hidden = grade.tests[0], [test for test in grade.tests[1:] if test.part != upload_check.PART]
     extra = grade.extra
     lines = ["### minigrad autograder", ""]
     if upload.passed:
@@ -90,6 +116,8 @@ def summary(results: dict, visibility: str) -> str:
         lines.append(f"| **total** | **{total_text(base, total, bonus_points(hidden), has_bonus)}** |")
         if has_bonus:
             lines.append(f"| bonus (optional extensions) | {bonus_points(hidden):g} |")
+        if groups := root_cause.read(extra):  # root cause first: the hidden tests' words, now visible
+            lines += ["", "#### What to fix", "", markdown_block("\n".join(root_cause.lines(groups, hidden)))]
     return "\n".join(lines)
 
 
