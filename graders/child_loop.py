@@ -19,6 +19,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from . import hang_report
+from .hang_report import Stuck
 from .isolation import sandbox
 from .kit import REFERENCE
 from .protocol import TEXT_LIMIT, Outcome, failure, parse_line
@@ -30,7 +32,7 @@ SHORT_TIMEOUT = 1.0  # per program, once its part's budget is spent
 GRADING_BUDGET = 150.0  # wall seconds for all of one grading's children together
 FULL_CORE = 0.9  # share of a core above which a timed-out child was simply too slow
 ASLEEP = 0.1  # share below which it was not starved but waiting: its retry gets no extra time
-MAX_STRETCH = 3.0  # the most a starved program's retry is stretched
+MAX_STRETCH = 2.0  # the most a starved program's retry is stretched: a hang then costs at most 3 program times
 REFERENCE_PATIENCE = 6.0  # the trusted reference never loops: only a loaded machine slows it
 SKIPPED = "skipped: an earlier program of this test took too long; look for an endless loop"
 OUT_OF_TIME = f"skipped: the grading's time budget ({GRADING_BUDGET:.0f} s) was spent; look for endless loops or sleeps"
@@ -66,11 +68,15 @@ def run_child(
 
     `tests` and `parts` name the test and part of each program. A crash costs only a restart,
     so it fails just its own program; once a program of a test times out, the rest of that
-    test is skipped instead of each hanging in turn. Each program gets the time its own part
-    allows, even when one child runs programs of several parts; `patience` multiplies it.
+    test is skipped instead of each hanging in turn, and once one times out in a function the
+    child names (hang_report.py), every later program that calls it fails at once with the
+    same message. Each program gets the time its own part allows, even when one child runs
+    programs of several parts; `patience` multiplies it.
     """
     outcomes: dict[int, Outcome] = {}
     hung: set[str] = set()
+    stuck: dict[int, Stuck] = {}  # program -> where the child said it was, near its deadline
+    hangs: dict[str, tuple[Stuck, str]] = {}  # "module:function" -> where, and its message
     lost: dict[str, float] = defaultdict(float)
     retried: dict[int, float] = {}  # program -> how much its retry's timeout is stretched
     end = time.monotonic() + GRADING_BUDGET
@@ -89,8 +95,10 @@ def run_child(
             start += 1
             continue
         timeout = timeout_for(start)
-        answers = Answers(outcomes, start, len(programs), timeout_for)
-        request = json.dumps({"programs": programs, "start": start}).encode()
+        answers = Answers(outcomes, stuck, start, len(programs), timeout_for)
+        seconds = [timeout_for(i) for i in range(start, len(programs))]
+        hanging = hang_report.request(hangs)
+        request = json.dumps({"programs": programs, "start": start, "seconds": seconds, "hanging": hanging}).encode()
         result = sandbox.run(isolation, workdir, "runner.py", request, timeout, answers.accept)
         start = answers.next
         if start == len(programs):
@@ -102,9 +110,11 @@ def run_child(
                 continue
             lost[parts[start]] += given
             hung.add(tests[start])
-        outcomes[start] = Outcome([], child_failure(result, given))
+            if (where := stuck.get(start)) is not None:
+                hangs[where.key] = (where, hang_report.message(given, where))
+        outcomes[start] = Outcome([], child_failure(result, given, stuck.get(start)))
         start += 1
-    return [outcomes[i] for i in range(len(programs))]
+    return [hang_report.stopped(outcomes[i], hangs) for i in range(len(programs))]
 
 
 def retry_stretch(cpu_share: float) -> float | None:
@@ -119,24 +129,34 @@ def retry_stretch(cpu_share: float) -> float | None:
 
 class Answers:
     """Collects a child's answers in order; only the answer to the program due renews its
-    deadline, so stray lines (blank, forged, out of order) buy a hung child no time."""
+    deadline, so stray lines (blank, forged, out of order) buy a hung child no time. The
+    child's word on where the program due is stuck is kept, and buys no time either."""
 
-    def __init__(self, outcomes: dict[int, Outcome], first: int, count: int, timeout_for: Callable[[int], float]):
-        self.outcomes, self.next, self.count, self.timeout_for = outcomes, first, count, timeout_for
+    def __init__(
+        self,
+        outcomes: dict[int, Outcome],
+        stuck: dict[int, Stuck],
+        first: int,
+        count: int,
+        timeout_for: Callable[[int], float],
+    ):
+        self.outcomes, self.stuck, self.next, self.count, self.timeout_for = outcomes, stuck, first, count, timeout_for
 
     def accept(self, line: bytes) -> float | None:
         """The next program's time if `line` answers the program due, else None."""
         parsed = parse_line(line, self.count)
         if parsed is None or parsed[0] != self.next:
+            if (where := hang_report.parse(line, self.next)) is not None:
+                self.stuck[self.next] = where
             return None
         self.outcomes[self.next] = parsed[1]
         self.next += 1
         return self.timeout_for(self.next)
 
 
-def child_failure(result: sandbox.ChildResult, timeout: float) -> dict:
+def child_failure(result: sandbox.ChildResult, timeout: float, stuck: Stuck | None = None) -> dict:
     if result.timed_out:
-        return failure(f"took too long (over {timeout:g} s); look for an endless loop")
+        return failure(hang_report.message(timeout, stuck))
     if result.flooded:
         return failure("printed far too much output")
     if result.returncode and result.returncode < 0:

@@ -3,8 +3,10 @@
 The files of graders/child/ (this one, the interpreter, the steps) are the only grader code
 the child sees; it runs with `python -I -S`, next to a copy of the submission, and never sees
 expected values.
-Input (stdin): {"programs": [...]} . Output (stdout): one line per program,
-{"i": index, "out": [...], "error": null | {"type", "message", "where"}}.
+Input (stdin): {"programs": [...], "start": first program to run, "seconds": [each program's
+time from the first on], "hanging": [functions to stop at once, hangs.py]}. Output (stdout):
+one line per program, {"i": index, "out": [...], "error": null | {"type", "message", "where"}},
+and for a program still running near its deadline, one line saying where (hangs.py).
 Argument (optional): the folder holding a NumPy this interpreter can import (numpy_only.py).
 """
 
@@ -28,6 +30,7 @@ sys.setrecursionlimit(5_000)
 gc.disable()
 COLLECT_AFTER_BLOCKS = 4_000_000  # about 400 MB of small objects, well under the 1 GiB limit
 
+import hangs  # noqa: E402
 from interpreter import run_program  # noqa: E402
 
 
@@ -37,10 +40,15 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # what the submission prints is thrown away, never parsed
     sys.stdout = open(os.devnull, "w")
+    folder = os.path.join(HERE, "submission")
+    start, seconds = request.get("start", 0), request.get("seconds", [])
+    hangs.stop_at_once(request.get("hanging", []))
     for index, program in enumerate(request["programs"]):
-        if index < request.get("start", 0):
+        if index < start:
             continue
-        out, error = run_program(program, os.path.join(HERE, "submission"))
+        hangs.watch(channel.fileno(), index, seconds[index - start] if index - start < len(seconds) else None, folder)
+        out, error = run_program(program, folder)
+        hangs.unwatch()
         channel.write(json.dumps({"i": index, "out": out, "error": error}, allow_nan=False) + "\n")
         channel.flush()
         if sys.getallocatedblocks() > COLLECT_AFTER_BLOCKS:
