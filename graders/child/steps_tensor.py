@@ -4,11 +4,22 @@
 An array travels in a program as {"array": nested lists}; a string names a slot, as in every
 step. NumPy is imported on the first step that needs it, so the child of a grading without
 part 4 never loads it.
+
+The rule for every step and read kind here (DESIGN §11.3): the child reports observations,
+the parent decides. A read sends back what the student's code made (arrays, predicted labels,
+the CPU seconds a call took), never a verdict or a digest of one: no accuracy, no gradient
+gap, no "within bounds". The suite (graders/suites/test_tensor.py) compares what comes back
+with the reference, or checks it itself with data this folder never holds (the digits' test
+labels), after checking its shape and types. A forging `minigrad/__init__.py` can answer any
+program, but then it must compute what a working engine would: a made-up answer fails there.
 """
 
 import gzip
 import operator
 import os
+import signal
+import time
+import warnings
 
 from steps import Run, array, error_type, reader, step
 
@@ -47,6 +58,10 @@ def operate(run, op, args, options):
         return -values[0]
     if op == "reshape":  # reshape(*shape), as NumPy's
         return values[0].reshape(*options["shape"])
+    if op == "transpose":  # transpose(*axes): no axes reverses them all, as NumPy's .T
+        return values[0].transpose(*options.get("axes", ()))
+    if isinstance(options.get("axis"), list):  # a tuple of axes, which JSON carries as a list
+        options = {**options, "axis": tuple(options["axis"])}
     if op in METHODS:
         return getattr(values[0], op)(*values[1:], **options)
     raise ValueError(f"unknown tensor operation {op}")
@@ -62,6 +77,16 @@ def tensor(run, *, into, data, requires_grad=False):
 def tensor_op(run, *, into, op, args, options=None):
     """into = the operation `op` on the operands (`a + b`, `a @ b`, `a.sum(axis=0)`, `a.transpose()`)."""
     run.slots[into] = operate(run, op, args, options or {})
+
+
+@step
+def runtime_warnings(run, *, action):
+    """Run the step `action` and send back the RuntimeWarnings it gave (NumPy's overflow,
+    invalid value, divide by zero), as "RuntimeWarning: message" in the order given, [] for none."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        run.perform(action)
+    run.out.append([f"RuntimeWarning: {w.message}" for w in caught if issubclass(w.category, RuntimeWarning)])
 
 
 @step
@@ -200,24 +225,54 @@ def fit(run, *, into, model, xs, ys, loss, lr, momentum, weight_decay, epochs, b
 
 
 @step
-def digits(run, *, into, split):
-    """The 8x8 digits (pixels / 16) and their labels: the first `split` images in slots
-    `<into>_train_xs` and `<into>_train_ys`, the rest in `<into>_test_xs` and `<into>_test_ys`."""
+def digits(run, *, into, rows):
+    """The first `rows` 8x8 digits (pixels / 16) in slot `<into>_xs` and their labels in
+    `<into>_ys`: the training set. The test images come in the program, their labels never."""
     np = _numpy()
     with gzip.open(os.path.join(os.path.dirname(run.folder), DIGITS), "rt") as f:
-        table = np.loadtxt(f, delimiter=",")
-    xs, ys = table[:, :-1] / 16.0, table[:, -1].astype(int)
-    for name, rows in (("train", slice(None, split)), ("test", slice(split, None))):
-        run.slots[f"{into}_{name}_xs"], run.slots[f"{into}_{name}_ys"] = xs[rows], ys[rows]
+        table = np.loadtxt(f, delimiter=",", max_rows=rows)
+    run.slots[f"{into}_xs"], run.slots[f"{into}_ys"] = table[:, :-1] / 16.0, table[:, -1].astype(int)
 
 
 @step
-def accuracy(run, *, into, model, xs, ys):
-    """into = the fraction of the samples the model labels right (its largest logit)."""
-    np = _numpy()
-    xs, ys = operand(run, xs), operand(run, ys)
-    logits = np.asarray(run.slots[model](xs).data)
-    run.slots[into] = float(np.mean(logits.argmax(axis=1) == ys))
+def predict(run, *, into, model, xs):
+    """into = the label the model gives each sample: the index of its largest logit."""
+    logits = _numpy().asarray(run.slots[model](operand(run, xs)).data)
+    run.slots[into] = [int(label) for label in logits.argmax(axis=1)]
+
+
+class OverTime(BaseException):
+    """Raised in a `timed` step's action when its CPU limit is spent: a BaseException, so that
+    the submission's `except Exception` cannot swallow it."""
+
+
+def _over_time(signum, frame):
+    raise OverTime
+
+
+@step
+def timed(run, *, into, action, limit):
+    """Run the step `action`, stopped once it has used `limit` seconds of CPU; into = the CPU
+    seconds it took (CPU, not wall-clock time: a busy machine must not make honest code slow),
+    `limit` or more when it was stopped. The limit bounds what a slow loop costs the grading."""
+    previous = signal.signal(signal.SIGPROF, _over_time)
+    start = time.process_time()
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    try:
+        run.perform(action)
+    except OverTime:
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+    run.slots[into] = time.process_time() - start
+
+
+@step
+def numpy_seed(run, *, seed):
+    """numpy.random.seed(seed): a layer that draws with NumPy's global generator draws the same
+    numbers in the reference and in the submission."""
+    _numpy().random.seed(seed)
 
 
 @reader
@@ -239,33 +294,20 @@ def parameter_arrays(run, obj):
 
 
 @reader
-def parameter_shapes(run, obj):
-    """Every parameter's shape and whether it requires grad, in parameters() order."""
-    return [f"{tuple(p.shape)}{' requires grad' if p.requires_grad else ''}" for p in obj.parameters()]
+def requires_grad(run, obj):
+    """Each parameter's requires_grad, "True" or "False" (anything else by its type name), in
+    parameters() order."""
+    flags = [p.requires_grad for p in obj.parameters()]
+    return [str(flag) if isinstance(flag, bool) else type(flag).__name__ for flag in flags]
 
 
 @reader
-def parameter_bounds(run, obj):
-    """Each parameter's largest absolute entry (Linear draws them in +-1/sqrt(nin))."""
-    return [float(abs(p.data).max()) for p in obj.parameters()]
-
-
-@reader
-def gradient_gap(run, obj):
-    """The largest |backward()'s gradient - the numerical one| over the inputs of a
-    central_differences slot (read after backward())."""
-    np = _numpy()
-    gaps = []
-    for name, numeric in obj:
-        grad = run.slots[name].grad
-        if grad is None or np.shape(grad) != numeric.shape:
-            found = "None" if grad is None else f"of shape {np.shape(grad)}"
-            return f"{name}.grad is {found}, not of shape {numeric.shape}"
-        gaps.append(float(np.max(np.abs(np.asarray(grad, dtype=float) - numeric))))
-    return max(gaps)
+def numeric_gradients(run, obj):
+    """The gradients of a central_differences slot, one array per input, in its order."""
+    return [array(gradient) for _, gradient in obj]
 
 
 @reader
 def labels(run, obj):
-    """Plain data a step already made of whole numbers and words (batch_order's)."""
+    """Plain data a step already made of whole numbers and words (batch_order's, predict's)."""
     return obj

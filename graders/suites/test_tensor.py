@@ -4,9 +4,18 @@ Inputs are seeded arrays of random shapes, the binary operators' shapes chosen s
 broadcasts; every gradient is read as an array and compared entry by entry with the
 reference's. Where the release gives code (input checks, error types), a case's first program
 needs the student's own work, so the untouched release earns nothing here.
+
+Every behaviour a public check of part 4 tests is tested here too, with other inputs: the
+edges (`EDGES`) add a program to their operation's case. Where a case has its own `check`, the
+child sends raw observations (arrays, predicted labels, CPU seconds) and the check decides,
+here, after checking their shape and types: the digits' test labels never leave this process.
 """
 
+import gzip
+
 from graders.cases import Case, Program, cases
+from graders.comparison import close, is_array, is_number
+from graders.kit import DIGITS
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 SYMBOLS = {**BINARY, "matmul": "@", "pow": "**"}
@@ -70,33 +79,47 @@ def out_shape(op: str, shapes: list[tuple], options: dict) -> tuple:
             return b[:-2] + b[-1:]
         return broadcast(a[:-2], b[:-2]) + (a[-2], b[-1])
     if op in ("sum", "mean"):
-        kept = (1,) if options.get("keepdims") else ()
-        if options.get("axis") is None:
-            return kept * len(first)
-        axis = options["axis"] % len(first)
-        return first[:axis] + kept + first[axis + 1 :]
+        axis = options.get("axis")
+        summed = range(len(first)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+        summed = {a % len(first) for a in summed}
+        kept = 1 if options.get("keepdims") else None
+        return tuple(kept if a in summed else n for a, n in enumerate(first) if a not in summed or kept)
     if op == "reshape":
         return tuple(options["shape"])
     if op == "transpose":
-        return first[::-1]
+        return tuple(first[a] for a in options["axes"]) if "axes" in options else first[::-1]
     return first
 
 
-def op_program(rng, op: str, shapes: list[tuple], options: dict, with_grad: bool) -> Program:
+def op_program(rng, op: str, shapes: list[tuple], options: dict, with_grad: bool, edge: dict | None = None) -> Program:
     """`op` on seeded leaves of the given shapes; with_grad: then backward() with a seeded
-    gradient of the output's shape (a non-scalar backward), reading each leaf's gradient."""
+    gradient of the output's shape (a non-scalar backward), reading each leaf's gradient.
+    An edge (see EDGES) may fix some entries of `a` and watch NumPy's RuntimeWarnings."""
     options = dict(options)
     exponent = options.pop("exponent", None)
-    p = Program()
+    edge = edge or {}
+    p = Program(hint=edge.get("hint", ""))
     names = [leaf(p, rng, n, s, low=0.2 if op in ("log", "pow") else -2.0) for n, s in zip("ab", shapes)]
+    if "entries" in edge:
+        entries = edge["entries"]
+        p.steps[0][1]["data"] = {"array": entries}
+        p.inputs["a"] = entries
     if op == "pow":
         args, shown = [names[0], exponent], f"a ** {exponent}"
     elif op in SYMBOLS:
         args, shown = names, f"a {SYMBOLS[op]} b"
     else:
         args, shown = names, "-a" if op == "neg" else f"a.{op}({_options(options)})"
-    p.add("tensor_op", into="out", op="neg" if op == "neg" else SYMBOLS.get(op, op), args=args, options=options)
+    action = [
+        "tensor_op",
+        {"into": "out", "op": "neg" if op == "neg" else SYMBOLS.get(op, op), "args": args, "options": options},
+    ]
     p.shown = f"{shown}  with " + ", ".join(f"{n}: shape {s}" for n, s in zip(names, shapes))
+    if edge.get("warnings"):
+        p.add("runtime_warnings", action=action)
+        p.labels.append("RuntimeWarnings NumPy gave")
+    else:
+        p.steps.append(action)
     p.read("tensor_data", "out", "forward value")
     if with_grad:
         grad = array(rng, out_shape(op, shapes, options), 0.5, 2.0)
@@ -111,6 +134,8 @@ def op_program(rng, op: str, shapes: list[tuple], options: dict, with_grad: bool
 def _options(options: dict) -> str:
     if "shape" in options:
         return ", ".join(map(str, options["shape"]))
+    if "axes" in options:
+        return ", ".join(map(str, options["axes"]))
     return ", ".join(f"{k}={v!r}" for k, v in options.items())
 
 
@@ -146,11 +171,72 @@ def what(op: str) -> str:
     return f"Tensor {SYMBOLS[op]} Tensor" if op in SYMBOLS else f"Tensor.{op}()"
 
 
+def edges(rng) -> dict[str, list[dict]]:
+    """The edges a public check of part 4 tests, each with other inputs than the check's:
+    op -> [{"shapes", "options", and optionally "entries" (a's data), "warnings" (watch
+    NumPy's RuntimeWarnings), "hint", "forward": False (the gradient alone has the edge)}]."""
+    zeros = [[round(rng.uniform(0.5, 2.0), 4), 0.0, round(-rng.uniform(0.5, 2.0), 4), 0.0] for _ in range(2)]
+    far = round(rng.uniform(745.5, 800.0), 4)  # e**745.5 overflows a float, as e**1000 does
+    return {
+        "matmul": [
+            {
+                "shapes": [(3, 2, 4), (4, 2)],
+                "hint": "b was used once per batch entry: its gradient is a.T @ out.grad summed over the batch axis",
+            },
+            {
+                "shapes": [(2, 4), (3, 4, 2)],
+                "hint": "a was used once per batch entry: its gradient is out.grad @ b.T summed over the batch axis",
+            },
+            {"shapes": [(4,), (4, 3)], "hint": "a 1-D left operand acts as a (1, 4) row, added and taken away again"},
+            {
+                "shapes": [(3, 4), (4,)],
+                "hint": "a 1-D right operand acts as a (4, 1) column, added and taken away again",
+            },
+        ],
+        "relu": [
+            {
+                "shapes": [(2, 4)],
+                "entries": zeros,
+                "forward": False,
+                "hint": "the gradient passes only where x > 0: at exactly 0 it is 0, as in PyTorch",
+            }
+        ],
+        "sigmoid": [
+            {
+                "shapes": [(2, 3)],
+                "entries": [[-1000.0, -far, 0.0], [1000.0, far, round(rng.uniform(-2, 2), 4)]],
+                "warnings": True,
+                "hint": "e**1000 overflows: for x < 0 compute e**x / (1 + e**x), or use np.logaddexp",
+            }
+        ],
+        "transpose": [
+            {
+                "shapes": [(2, 3, 4)],
+                "options": {"axes": rng.choice([(1, 2, 0), (2, 0, 1)])},
+                "hint": "axes put the input's axes in that order: undo the permutation with its inverse "
+                "(np.argsort(axes)), which reversing the axes is not",
+            }
+        ],
+        **{
+            op: [
+                {
+                    "shapes": [(2, 3, 4)],
+                    "options": rng.choice([{"axis": (0, 2)}, {"axis": (0, 1), "keepdims": True}]),
+                    "hint": f"axis may be a tuple, as in NumPy: {op} over each of its axes "
+                    "(np.expand_dims takes the tuple too)",
+                }
+            ]
+            for op in ("sum", "mean")
+        },
+    }
+
+
 def op_cases(rng, with_grad: bool) -> list[Case]:
-    """One case per operation: its forward value alone (0.25 points), or with its gradients (0.5)."""
+    """One case per operation: its forward value alone (0.25 points), or with its gradients (0.5).
+    The edges' programs come last, drawn after the others."""
     kind, points = ("gradient", 0.5) if with_grad else ("forward", 0.25)
-    return [
-        Case(
+    made = {
+        op: Case(
             f"{kind}-{op}",
             "tensor",
             f"{what(op)} {'gradients' if with_grad else 'forward'}",
@@ -159,7 +245,12 @@ def op_cases(rng, with_grad: bool) -> list[Case]:
             points=points,
         )
         for op in OPS
-    ]
+    }
+    for op, found in edges(rng).items():
+        for edge in found:
+            if with_grad or edge.get("forward", True):
+                made[op].programs.append(op_program(rng, op, edge["shapes"], edge.get("options", {}), with_grad, edge))
+    return list(made.values())
 
 
 def forward_cases(rng) -> list[Case]:
@@ -236,44 +327,150 @@ def backward_cases(rng) -> list[Case]:
     checks.labels += ["backward() without a grad on a (2, 3) tensor", "backward(grad) with a grad of the wrong shape"]
     hint = "zero_grad() sets grad back to None; backward() needs a grad unless the tensor has one element"
     rules = Case("backward-rules", "tensor", "zero_grad() and backward()'s own checks", hint, [p, checks])
+    graph.programs.append(shared(rng))
     return [graph, twice, rules]
 
 
+def shared(rng) -> Program:
+    """A graph where a leaf and an interior tensor each feed two operations: each must have all
+    its gradients before backward() passes them on (drawn last, so the others' inputs stay)."""
+    p = Program(
+        shown="h = a * b; out = (h * h.tanh() + a).sum()  with a: shape (2, 3), b: shape (3,)",
+        hint="a and h each reach the output along two paths: add up the gradients arriving at a tensor, and "
+        "pass a tensor's gradient on only once all of them have arrived (reverse topological order)",
+    )
+    leaf(p, rng, "a", (2, 3))
+    leaf(p, rng, "b", (3,))
+    for into, op, args in [
+        ("h", "*", ["a", "b"]),
+        ("t", "tanh", ["h"]),
+        ("u", "*", ["h", "t"]),
+        ("v", "+", ["u", "a"]),
+    ]:
+        p.add("tensor_op", into=into, op=op, args=args)
+    p.add("tensor_op", into="out", op="sum", args=["v"])
+    p.add("tensor_backward", of="out")
+    for name in "ab":
+        p.read("tensor_grad", name, f"gradient of {name}")
+    return p
+
+
 def central_difference_cases(rng) -> list[Case]:
-    """The student's gradients against the student's own forward pass, by central differences."""
+    """The student's gradients against the student's own forward pass, by central differences.
+
+    The child sends both, as arrays; the gap between them is measured here. The central
+    differences must also be the reference's: made-up arrays that agree with each other (all
+    zeros) are not a forward pass."""
     made = []
     for _ in range(2):
         p = Program()
         loss = composite(rng, p)
         p.add("central_differences", into="numeric", inputs=["a", "b", "c", "w"], output=loss, steps=p.steps[4:])
         p.add("tensor_backward", of=loss)
-        p.read("gradient_gap", "numeric", "largest gap between backward()'s gradients and central differences")
+        p.read("numeric_gradients", "numeric", "central differences of the loss for a, b, c and w")
+        for name in "abcw":
+            p.read("tensor_grad", name, f"gradient of {name}")
         made.append(p)
 
     def small(got: list, want: list) -> str | None:
-        gap = got[0] if got else None
-        if isinstance(gap, str):  # a gradient missing or of the wrong shape, in words
-            return f"backward()'s gradients cannot be compared with central differences: {gap}"
-        if not isinstance(gap, float) or gap > 1e-5:
-            return f"backward()'s gradients differ from central differences of your own forward pass by {gap}"
+        shapes = [answer["shape"] for answer in want[0]]
+        numeric = got[0] if got else None
+        if not (isinstance(numeric, list) and len(numeric) == 4 and all(map(well_formed, numeric, shapes))):
+            came = described(numeric)
+            return f"central differences of your forward pass came back as {came}, not 4 arrays of finite numbers"
+        for name, grad, shape in zip("abcw", got[1:] + [None] * 4, shapes):
+            if not well_formed(grad, shape):
+                return (
+                    "backward()'s gradients cannot be compared with central differences: "
+                    f"{name}.grad is {described(grad)}, not an array of shape {tuple(shape)}"
+                )
+        if not close(numeric, want[0], 1e-4, 1e-6):
+            return (
+                "central differences of your forward pass differ from the reference's: the forward "
+                "computes another function (the forward tests say which operation)"
+            )
+        gap = max(abs(g - n) for grad, answer in zip(got[1:], numeric) for g, n in zip(entries(grad), entries(answer)))
+        if gap > 1e-5:
+            return f"backward()'s gradients differ from central differences of your own forward pass by {gap:.3g}"
         return None
 
     hint = "a forward and backward that disagree: check each Function's backward against its forward"
     return [Case("gradcheck", "tensor", "gradients against central differences", hint, made, points=1.0, check=small)]
 
 
+def well_formed(answer: object, shape: list[int]) -> bool:
+    """An array answer of exactly `shape` whose every entry is a finite number."""
+    return is_array(answer) and answer["shape"] == list(shape) and _filled(answer["values"], list(shape))
+
+
+def _filled(values: object, shape: list[int]) -> bool:
+    if not shape:
+        return is_number(values)
+    return isinstance(values, list) and len(values) == shape[0] and all(_filled(v, shape[1:]) for v in values)
+
+
+def entries(answer: dict) -> list[float]:
+    """A well-formed array answer's numbers, in row-major order."""
+    flat, pending = [], [answer["values"]]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, list):
+            pending.extend(reversed(item))
+        else:
+            flat.append(item)
+    return flat
+
+
+def described(answer: object) -> str:
+    """What the child sent, in a few words: an array by its shape, anything else by its start."""
+    if is_array(answer):
+        return f"an array of shape {tuple(answer['shape'])}"
+    if isinstance(answer, list) and all(is_array(a) for a in answer):
+        return "[" + ", ".join(described(a) for a in answer) + "]"
+    return repr(answer)[:80]
+
+
+LINEAR = (16, 32)  # 512 weights and 32 biases: an honest draw's largest entry is past half the bound
+BOUND = LINEAR[0] ** -0.5
+
+
 def linear_cases(rng) -> list[Case]:
-    p = Program(shown="Linear(5, 3)")
-    p.add("layer", into="m", kind="Linear", args=[5, 3])
-    p.read("parameter_shapes", "m", "parameters() (weight, then bias)")
-    p.read("parameter_bounds", "m", "largest |entry| of weight and bias")
+    """Linear's draws: the shapes, requires_grad, the bound and a spread of distinct values, and
+    the same draws again after the same seed (NumPy's global random state, as the API says).
+    Nothing is compared with the reference's draws, so any way of drawing from that state passes."""
+    p = Program(shown=f"numpy.random.seed(s); Linear{LINEAR}, then again numpy.random.seed(s); Linear{LINEAR}")
+    seed = rng.randrange(2**31)
+    for name in ("m", "again"):
+        p.add("numpy_seed", seed=seed)
+        p.add("layer", into=name, kind="Linear", args=list(LINEAR))
+    p.read("parameter_arrays", "m", "parameters() (weight, then bias)")
+    p.read("requires_grad", "m", "requires_grad of each parameter")
+    p.read("parameter_arrays", "again", "parameters() after the same seed")
 
     def drawn(got: list, want: list) -> str | None:
-        if got[:1] != want[:1]:
-            return f"parameters() are {got[:1]}, expected {want[:1]}"
-        bounds = got[1] if len(got) > 1 else None
-        if not (isinstance(bounds, list) and all(isinstance(b, float) and 0 < b <= 5**-0.5 for b in bounds)):
-            return f"entries must be drawn uniform in +-1/sqrt(5) = +-{5**-0.5:.4f}; the largest were {bounds}"
+        shapes = [answer["shape"] for answer in want[0]]
+        arrays = got[0] if got else None
+        if not (isinstance(arrays, list) and len(arrays) == 2 and all(map(well_formed, arrays, shapes))):
+            expected = f"weight of shape {LINEAR}, then bias of shape {LINEAR[1:]}"
+            return f"parameters() are {described(arrays)}, expected {expected}"
+        if got[1:2] != want[1:2]:
+            return f"requires_grad of weight and bias is {got[1:2]}, expected {want[1:2]}"
+        for name, answer in zip(("weight", "bias"), arrays):
+            values = entries(answer)
+            largest = max(abs(x) for x in values)
+            if not BOUND / 2 < largest <= BOUND:
+                bound = f"+-1/sqrt({LINEAR[0]}) = +-{BOUND:g}"
+                return f"{name}'s entries must be drawn uniform in {bound}; the largest |entry| is {largest:.4g}"
+            if len(set(values)) <= len(values) // 2:
+                different = len(set(values))
+                return (
+                    f"{name}'s entries must be drawn at random: {len(values)} entries hold {different} different values"
+                )
+        if got[2:3] != got[:1]:
+            return (
+                "after the same numpy.random.seed(s), a second Linear drew other parameters: "
+                "draw them from NumPy's global random state (np.random.uniform), not a generator of your own"
+            )
         return None
 
     hint = "weight (nin, nout) and bias (nout,), both requiring grad, uniform in +-1/sqrt(nin)"
@@ -417,15 +614,29 @@ def fit_cases(rng) -> list[Case]:
 
 
 MILESTONE_ACCURACY = 0.85  # the reference reaches 0.92 to 0.94 on the last 297 digits, whatever the draw
+TRAINING = 1500  # the first 1,500 digits train; the child never sees the other 297's labels
+# CPU seconds for fit's 5 epochs: the public milestone's rate (8 s for 20 epochs of a network
+# twice as wide), about 25 times what the reference takes (0.08 s).
+MILESTONE_SECONDS = 2.0
+STOPPED_AFTER = 3.0  # CPU seconds after which the child stops fit: a slow loop costs the grading no more
+
+
+def held_out() -> tuple[list[list[float]], list[int]]:
+    """The digits past TRAINING: their pixels / 16 (sent to the child) and their labels (kept
+    here, to score the child's predictions). Read with the standard library: the grading process
+    has no other reason to import NumPy."""
+    with gzip.open(DIGITS, "rt") as f:
+        rows = [[int(float(v)) for v in line.split(",")] for line in f if line.strip()][TRAINING:]
+    return [[v / 16 for v in row[:-1]] for row in rows], [row[-1] for row in rows]
 
 
 def milestone_cases(rng) -> list[Case]:
     p = Program(
         shown="Sequential(Linear(64, 32), ReLU(), Linear(32, 10)) trained with fit() on 1,500 digits "
-        "(cross_entropy, SGD lr=0.1 momentum=0.9, 5 epochs of batches of 32), then its accuracy on "
-        "the other 297"
+        "(cross_entropy, SGD lr=0.1 momentum=0.9, 5 epochs of batches of 32), then its predictions "
+        "for the other 297"
     )
-    p.add("digits", into="digits", split=1500)
+    p.add("digits", into="train", rows=TRAINING)
     for name, kind, args in [("l1", "Linear", [64, 32]), ("r", "ReLU", []), ("l2", "Linear", [32, 10])]:
         p.add("layer", into=name, kind=kind, args=args)
     p.add("sequential", into="m", modules=["l1", "r", "l2"])
@@ -433,32 +644,41 @@ def milestone_cases(rng) -> list[Case]:
     values += [array(rng, s, -0.17, 0.17)["array"] for s in [(32, 10), (10,)]]
     p.add("set_parameters", model="m", values=values)
     p.inputs["parameters"] = "seeded, set in parameters() order"
-    p.add(
-        "fit",
-        into="losses",
-        model="m",
-        xs="digits_train_xs",
-        ys="digits_train_ys",
-        loss="cross_entropy",
-        lr=0.1,
-        momentum=0.9,
-        weight_decay=0.0,
-        epochs=5,
-        batch_size=32,
-        seed=0,
-    )
-    p.add("accuracy", into="accuracy", model="m", xs="digits_test_xs", ys="digits_test_ys")
-    p.read("answer", "accuracy", "test accuracy")
+    fit = {"into": "losses", "model": "m", "xs": "train_xs", "ys": "train_ys", "loss": "cross_entropy"}
+    fit |= {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.0, "epochs": 5, "batch_size": 32, "seed": 0}
+    p.add("timed", into="seconds", action=["fit", fit], limit=STOPPED_AFTER)
+    images, labels = held_out()
+    p.add("predict", into="predicted", model="m", xs={"array": images})
+    p.read("labels", "predicted", "the label predicted for each test image")
+    p.read("answer", "seconds", "CPU seconds fit() took")
 
     def learned(got: list, want: list) -> str | None:
-        accuracy = got[0] if got else None
-        if not isinstance(accuracy, float) or accuracy < MILESTONE_ACCURACY:
+        predicted, seconds = (got + [None, None])[:2]
+        if not (isinstance(predicted, list) and len(predicted) == len(labels)):
+            return f"expected one predicted label per test image ({len(labels)}), got {described(predicted)}"
+        if not all(type(label) is int and 0 <= label <= 9 for label in predicted):
+            return f"predicted labels must be whole numbers 0 to 9, got {described(predicted)}"
+        if not is_number(seconds) or seconds < 0:
+            return f"fit()'s CPU time came back as {described(seconds)}"
+        if seconds > MILESTONE_SECONDS:
+            stopped = f", stopped after {STOPPED_AFTER:g} s" if seconds >= STOPPED_AFTER else ""
             return (
-                f"test accuracy {accuracy}, expected at least {MILESTONE_ACCURACY} (the reference gets {want[0]:.3f})"
+                f"fit() took {seconds:.1f} s of CPU{stopped}, expected at most {MILESTONE_SECONDS:g} s "
+                f"(the reference takes {want[1]:.2f} s)"
+            )
+        accuracy = sum(map(int.__eq__, predicted, labels)) / len(labels)
+        reference = sum(map(int.__eq__, want[0], labels)) / len(labels)
+        if accuracy < MILESTONE_ACCURACY:
+            return (
+                f"test accuracy {accuracy:.3f}, expected at least {MILESTONE_ACCURACY} "
+                f"(the reference gets {reference:.3f})"
             )
         return None
 
-    hint = "if the loss does not fall, check cross_entropy's gradient and SGD.step first"
+    hint = (
+        "if the loss does not fall, check cross_entropy's gradient and SGD.step first; if fit is slow, "
+        "look for Python loops over entries or samples: every operation should be one NumPy call"
+    )
     return [Case("digits", "tensor", "the milestone: digits", hint, [p], points=2.0, check=learned)]
 
 
