@@ -22,12 +22,23 @@ MAX_NODES = 1_000_000
 
 
 def operate(op: str, operands: list) -> object:
-    """`a op b`, `-a` or `a.op()` on the operands, as the submission's Value computes it."""
+    """`a op b`, `-a`, `a.op()` or `square` on the operands, as the submission's Value computes it."""
     if op in BINARY:
         return BINARY[op](operands[0], operands[1])
     if op == "neg":
         return -operands[0]
+    if op == "square":
+        return square(operands[0])
     return getattr(operands[0], UNARY[op])()
+
+
+def square(x: object) -> object:
+    """`x ** 2`, as the lessons write a square; `x * x` for an engine without `**` (no operator,
+    or its stub), so that part 2's worked example needs nothing of part 1 but `+` and `*`."""
+    try:
+        return x**2
+    except (TypeError, NotImplementedError):
+        return x * x
 
 
 class NotIterable(Exception):
@@ -71,8 +82,8 @@ def value(run: Run, *, into: str, x: float) -> None:
 
 @step
 def apply(run: Run, *, into: str, op: str, operands: list) -> None:
-    """The result of an operator (`+`, `-`, `*`, `/`, `**`, `neg`, or a method such as `tanh`)
-    on the operands (slot names or numbers)."""
+    """The result of an operator (`+`, `-`, `*`, `/`, `**`, `neg`, `square`, or a method such as
+    `tanh`) on the operands (slot names or numbers)."""
     run.slots[into] = operate(op, run.resolve(operands))
 
 

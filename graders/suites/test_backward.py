@@ -1,30 +1,32 @@
 """Hidden suite, part 2: whole graphs, reused nodes, deep chains, accumulation, zeroing.
 
-Part 2 grades part 2 alone: every graph here is built from `+`, `*` and `**` (with a
-number exponent) only, so an engine that lacks tanh, say, loses that operator's test in
-part 1 and nothing here.
+Part 2 grades part 2 alone: every graph here is built from `+` and `*` only (of two Values,
+or of a Value and a plain number), the two operators no backward() can do without. An engine
+that lacks `**`, tanh or `/` loses those operators' own tests in part 1 and nothing here: a
+square is written `s * s`, which also sends s two shares of the gradient along one edge. The
+lesson's worked example keeps its `** 2` (the child's `square`), falling back to `u * u` for
+an engine without `**`.
 """
 
 from graders.cases import Case, Program, cases
 
 ORDER_HINT = (
-    "if part 1 fails too, fix + * ** there first; "
+    "if part 1 fails too, fix + and * there first; "
     "else backward() must run every _backward output first (reverse topological order)"
 )
-OPS = ["+", "*", "**"]
-EXPONENTS = [2, 3, -1]  # integers: a negative base has a real power
+OPS = ["+", "*"]
 SMALLEST, LARGEST = 0.1, 10.0  # every node's size stays in between, so no sum cancels to nothing
 LEAVES = "abc"
 
 
-def random_expression(rng, size: int, ops: list[str] = OPS) -> tuple[Program, str]:
+def random_expression(rng, size: int) -> tuple[Program, str]:
     """A random expression over a, b, c (none of them 0).
 
-    Each operation takes the latest node, and `+` or `*` also any node so far: every node
+    Each operation takes the latest node and any node so far (itself included): every node
     feeds the root, and earlier nodes are reused, so a gradient must add up several paths.
     Operations that would leave a node's size outside [SMALLEST, LARGEST] are drawn again
-    (the values are worked out here as the expression grows); x ** -1 always stays inside,
-    so it ends the search.
+    (the values are worked out here as the expression grows); when none fits, the latest
+    node is scaled by a plain number into [0.5, 2], which always stays inside.
     """
     p = Program()
     pool = [p.value(round(rng.choice([-1, 1]) * rng.uniform(0.2, 1.5), 4), name) for name in LEAVES]
@@ -33,30 +35,31 @@ def random_expression(rng, size: int, ops: list[str] = OPS) -> tuple[Program, st
     for _ in range(size):
         i = len(pool) - 1
         for _attempt in range(8):
-            op, j, n = rng.choice(ops), rng.randrange(len(pool)), rng.choice(EXPONENTS)
-            value = values[i] ** n if op == "**" else values[i] + values[j] if op == "+" else values[i] * values[j]
+            op, j = rng.choice(OPS), rng.randrange(len(pool))
+            value = values[i] + values[j] if op == "+" else values[i] * values[j]
             if SMALLEST <= abs(value) <= LARGEST:
+                pool.append(p.apply(op, pool[i], pool[j]))
+                shown.append(f"({shown[i]} {op} {shown[j]})")
                 break
         else:
-            op, n, value = "**", -1, values[i] ** -1
-        if op == "**":
-            pool.append(p.apply(op, pool[i], n))
-            shown.append(f"({shown[i]} ** {n})")
-        else:
-            pool.append(p.apply(op, pool[i], pool[j]))
-            shown.append(f"({shown[i]} {op} {shown[j]})")
+            scale = round(rng.uniform(0.5, 2) / abs(values[i]), 4)
+            value = values[i] * scale
+            pool.append(p.apply("*", pool[i], scale))
+            shown.append(f"({shown[i]} * {scale})")
         values.append(value)
     p.shown = shown[-1]
     return p, pool[-1]
 
 
 def entangled(rng, size: int) -> tuple[Program, str]:
-    """`(expression + a * b * c) ** 2`: every leaf gets a gradient through interior nodes,
-    and the function curves in every input, whatever the random expression turned out to be."""
+    """`s * s` for s = expression + a * b * c: every leaf gets a gradient through interior
+    nodes, and the function curves in every input, whatever the random expression turned out
+    to be."""
     p, root = random_expression(rng, size)
     product = p.apply("*", p.apply("*", "a", "b"), "c")
-    p.shown = f"({p.shown} + a * b * c) ** 2"
-    return p, p.apply("**", p.apply("+", root, product), 2)
+    p.shown = f"s * s, s = {p.shown} + a * b * c"
+    s = p.apply("+", root, product)
+    return p, p.apply("*", s, s)
 
 
 def read_leaf_grads(p: Program, after: str = "") -> None:
@@ -88,9 +91,9 @@ def graph_cases(rng) -> list[Case]:
 def worked_example(rng) -> list[Case]:
     p = Program()
     a, b, c = p.value(2.0, "a"), p.value(-3.0, "b"), p.value(10.0, "c")
-    f = p.apply("**", p.apply("+", p.apply("*", a, b), c), 2)
+    f = p.apply("square", p.apply("+", p.apply("*", a, b), c))
     p.add("backward", root=f)
-    p.shown = "(a * b + c) ** 2"
+    p.shown = "(a * b + c) ** 2  (as (a * b + c) * (a * b + c) when your Value has no **)"
     for name in LEAVES:
         p.read("grad", name, f"gradient of {name}")
     return [Case("lesson-example", "backward", "the worked example of lesson 2", ORDER_HINT, [p])]
