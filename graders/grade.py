@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from . import output_files, root_cause, upload_check
+from . import output_files, reference_cache, root_cause, upload_check
 from .escape import json_text, say, terminal, untrusted
 from .grading_run import GradingRun
 from .isolation import identity, sandbox, selftest
@@ -141,7 +141,8 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
     workdir, copied = prepare_workdir(submission.resolve(), who)
     copied.refused[:0] = options.refused
     first = [upload_check.check(submission, workdir, copied, isolation)] if options.check_imports else []
-    grading_run = GradingRun(isolation, workdir, seed, options.reference_cache)
+    cache = options.reference_cache or reference_cache.default_folder(isolation.level)
+    grading_run = GradingRun(isolation, workdir, seed, cache)
     api, groups = [], []
     if first and not copied.found:
         records = first  # every hidden test failing would only hide the one thing to fix
