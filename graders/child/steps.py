@@ -16,6 +16,18 @@ Only the `read` step sends anything back: it appends what a read kind (a functio
 with `@reader`, as `def grad(run, obj)`) makes of a slot, built with `number()` or `array()`,
 so nothing but plain numbers, strings and lists leaves the child.
 
+The child reports observations; the parent decides. A step or read kind sends back what it
+saw (numbers, arrays, the slot names of nodes, an error's type name), never a verdict: no pass
+or fail, accuracy, gap, bound or validity is computed here, and no expected value ever reaches
+this process. The parent compares each read with the reference's read of the same program, or
+checks it itself against what only the parent holds (the edges of the graph it sent, the
+digits' test labels), and first validates the structure of everything that came back (one
+list where it asked for one, numbers where numbers belong). The submission runs in this
+process and may replace any answer, `run_program` itself included, so an answer must be
+worth nothing unless it is the answer to this very program: tests/test_forged_verdicts.py
+answers every program with the reference's answers at another seed, and the specimen
+attack-forge-verdicts forges what a program alone gives away; neither gains a point.
+
 The steps themselves live in the `steps_*.py` modules beside this file, one per group of parts
 (`steps_scalar.py`: parts 1-3 and the checkpoint); the interpreter imports every one of them,
 so a new part is a new module. They import nothing heavy at import time (NumPy only inside the

@@ -9,6 +9,7 @@ an engine without `**`.
 """
 
 from graders.cases import Case, Program, cases
+from graders.judge import plain
 
 ORDER_HINT = (
     "if part 1 fails too, fix + and * there first; "
@@ -136,8 +137,23 @@ def zeroing(rng) -> list[Case]:
     return [Case("zero-grad", "backward", "zero_grad([a, b, c]) between two passes", hint, [p])]
 
 
+STRAYS = 3  # nodes made from the graph that do not feed the root
+
+
 def topological(rng) -> list[Case]:
+    """topological_order(root), judged here against the edges this program sends.
+
+    The child only reports the order it got, as slot names; whether it is an order of this
+    graph is decided here. The program also makes nodes from the graph's own nodes that do not
+    feed the root, each placed among the graph's steps: the order in which the program builds
+    its nodes (or numbers its slots) is then no answer, and only a walk from the root is."""
     p, root = random_expression(rng, 8)
+    for _ in range(STRAYS):
+        built = [args["into"] for name, args in p.steps if name in ("value", "apply")]
+        operand = rng.choice(built[:-1])  # not the root: a node fed by the root would be an output
+        at = rng.randint(built.index(operand), len(built) - 2)  # after its operand, before the root
+        stray = p.slot()  # named as the graph's nodes are, so no name gives it away
+        p.steps.insert(at + 1, ["apply", {"into": stray, "op": rng.choice(OPS), "operands": [operand, operand]}])
     parents = {
         args["into"]: [a for a in args["operands"] if isinstance(a, str)] for name, args in p.steps if name == "apply"
     }
@@ -146,11 +162,11 @@ def topological(rng) -> list[Case]:
     reachable = _reachable(root, parents)
 
     def valid(got: list, want: list) -> str | None:
-        order = got[0] if got else None
-        if isinstance(order, list):  # a node of the engine's own making (say, a Value exponent)
-            order = [name for name in order if name != "?"]
-        if not isinstance(order, list) or sorted(map(str, order)) != sorted(reachable):
-            return f"expected each of the {len(reachable)} nodes under the root exactly once, got {order!r}"
+        if len(got) != 1 or not isinstance(got[0], list) or not all(isinstance(name, str) for name in got[0]):
+            return f"expected one list of nodes, got {plain(got)}"
+        order = [name for name in got[0] if name != "?"]  # "?": a node of the engine's own making (a constant)
+        if sorted(order) != reachable:
+            return f"expected each of the {len(reachable)} nodes under the root exactly once, got {plain(order)}"
         position = {name: i for i, name in enumerate(order)}
         for node in order:
             for parent in parents.get(node, []):
@@ -158,7 +174,7 @@ def topological(rng) -> list[Case]:
                     return f"{parent} is listed after {node}, which it feeds"
         return None if order[-1] == root else "the root must come last"
 
-    hint = "append a node only after all of its inputs"
+    hint = "walk from the root through _prev, and append a node only after all of its inputs"
     return [Case("topological-order", "backward", "topological_order(root)", hint, [p], check=valid, points=2.0)]
 
 
