@@ -93,6 +93,7 @@ def test_messages_list_only_the_inputs_a_program_uses_in_the_order_it_reads() ->
     binary = {case.id: case for case in value.binary_cases(random.Random(7))}
     assert list(binary["sub-values"].programs[0].inputs) == ["a", "b", "out.grad"]
     assert list(binary["sub-number-left"].programs[0].inputs) == ["x", "b", "out.grad"]
+    assert list(binary["sub-values"].programs[-1].inputs) == ["a", "y", "out.grad"]  # a plain number on the right
 
 
 def test_value_power_value_passes_with_a_type_error_or_the_right_answer() -> None:

@@ -30,44 +30,54 @@ def upstream(rng) -> float:
     return round(rng.uniform(0.5, 3.0), 3)
 
 
-def binary_program(rng, op: str, left_number: bool, preset: float = 0.0) -> Program:
+SIDES = {"values": ("a", "b"), "number-left": ("b",), "number-right": ("a",)}  # the Values of each side
+
+
+def binary_program(rng, op: str, side: str = "values", preset: float = 0.0) -> Program:
+    """`a op b` on two Values, `x op b` with a plain number x on the left (the reflected
+    operator runs), or `a op y` with a plain number y on the right (wrapped by the operator)."""
     p = Program()
     x, y = round(rng.uniform(-3, 3), 4), rng.choice([-1, 1]) * round(rng.uniform(0.5, 3), 4)
-    if left_number:
+    if side == "number-left":
         p.inputs["x"] = x  # inputs are listed in the order the expression reads
         out = p.apply(op, x, p.value(y, "b"))
         p.shown = f"x {op} b  (x a plain number, so Value.{REVERSED[op]} runs)"
+    elif side == "number-right":
+        out = p.apply(op, p.value(x, "a"), y)
+        p.inputs["y"] = y
+        p.shown = f"a {op} y  (y a plain number: wrap it in a Value)"
     else:
-        a = p.value(x, "a")
-        out = p.apply(op, a, p.value(y, "b"))
+        out = p.apply(op, p.value(x, "a"), p.value(y, "b"))
         p.shown = f"a {op} b"
     g = upstream(rng)
     p.inputs["out.grad"] = g
     if preset:
-        for name in ("a", "b") if not left_number else ("b",):
+        for name in SIDES[side]:
             p.add("set_grad", ref=name, grad=preset)
         p.inputs["grad before"] = preset
     p.add("set_grad", ref=out, grad=g)
     p.add("local_backward", root=out)
     p.read("data", out, "forward value")
-    if not left_number:
-        p.read("grad", "a", "gradient of a")
-    p.read("grad", "b", "gradient of b")
+    for name in SIDES[side]:
+        p.read("grad", name, f"gradient of {name}")
     return p
 
 
 def binary_cases(rng) -> list[Case]:
+    """Each operator on two Values (then once with a plain number on the right, as a network's
+    `x * 2.0` meets it), and with a plain number on the left."""
     return [
         Case(
             f"{BINARY[op]}-{side}",
             "value",
-            f"{'number' if left else 'Value'} {op} Value",
+            f"{'number' if side == 'number-left' else 'Value'} {op} Value",
             HINTS[op],
-            [binary_program(rng, op, left) for _ in range(3)],
+            [binary_program(rng, op, side) for _ in range(3)]
+            + ([binary_program(rng, op, "number-right")] if side == "values" else []),
             points=1.0,
         )
         for op in BINARY
-        for left, side in ((False, "values"), (True, "number-left"))
+        for side in ("values", "number-left")
     ]
 
 
@@ -135,7 +145,7 @@ def accumulation_cases(rng) -> list[Case]:
             "value",
             f"a {op} b when a.grad and b.grad are already 1.5",
             hint,
-            [binary_program(rng, op, False, preset=1.5)],
+            [binary_program(rng, op, preset=1.5)],
         )
         for op in BINARY
     ]
