@@ -7,7 +7,9 @@ deadline that only its own valid answer ends; each part may lose at most PART_BU
 to programs that never finish (then its programs get SHORT_TIMEOUT each); the whole grading
 has GRADING_BUDGET. A program that times out without a full core to itself (a loaded
 machine starved it, or it slept) is retried once, given as much more time as the load took
-from it, so a loaded machine does not cost points.
+from it (at most MAX_STRETCH times), so a loaded machine does not cost points. And a hang is
+paid for once: the function the child was stopped in fails every later call at once, with
+the same message (hang_report.py), whatever part calls it.
 """
 
 from __future__ import annotations
