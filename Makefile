@@ -7,6 +7,7 @@
 #   make bench        grading speed per part, the tensor engine vs PyTorch, then a class of 100 graded and compared
 #   make gradescope SECRET_FILE=file [VISIBILITY=after_due_date]   Gradescope's autograder.zip
 #   make classroom DEST=dir            a GitHub Classroom student repository
+#   make audit [AUDIT_JOBS=2]          mutation testing of the public checks and hidden suites: build/audit/report.md
 
 PYTHON ?= python3
 VENV := .venv
@@ -88,3 +89,12 @@ gradescope: $(VENV)/.instructor
 
 classroom: $(VENV)/.instructor
 	$(PY) -m course.classroom "$(DEST)"
+
+# Mutants of the reference's holes, each graded by the public checks and the hidden grader
+# (graders/audit/); exits 1 when a mutant is caught by the public checks only, or the hidden
+# grader catches fewer than 95% of the mutants not allow-listed as equivalent.
+AUDIT_JOBS ?= 2
+
+.PHONY: audit
+audit: $(VENV)/.machine-grade $(VENV)/.instructor
+	$(PY) -m graders.audit --jobs $(AUDIT_JOBS)
