@@ -6,7 +6,7 @@ reference's. Where the release gives code (input checks, error types), a case's 
 needs the student's own work, so the untouched release earns nothing here.
 
 Every behaviour a public check of part 4 tests is tested here too, with other inputs: the
-edges (`EDGES`) add a program to their operation's case. Where a case has its own `check`, the
+edges (`edges()`) add a program to their operation's case. Where a case has its own `check`, the
 child sends raw observations (arrays, predicted labels, CPU seconds) and the check decides,
 here, after checking their shape and types: the digits' test labels never leave this process.
 """
@@ -94,16 +94,15 @@ def out_shape(op: str, shapes: list[tuple], options: dict) -> tuple:
 def op_program(rng, op: str, shapes: list[tuple], options: dict, with_grad: bool, edge: dict | None = None) -> Program:
     """`op` on seeded leaves of the given shapes; with_grad: then backward() with a seeded
     gradient of the output's shape (a non-scalar backward), reading each leaf's gradient.
-    An edge (see EDGES) may fix some entries of `a` and watch NumPy's RuntimeWarnings."""
+    An edge (see `edges()`) may fix some entries of `a` and watch NumPy's RuntimeWarnings."""
     options = dict(options)
     exponent = options.pop("exponent", None)
     edge = edge or {}
     p = Program(hint=edge.get("hint", ""))
     names = [leaf(p, rng, n, s, low=0.2 if op in ("log", "pow") else -2.0) for n, s in zip("ab", shapes)]
-    if "entries" in edge:
-        entries = edge["entries"]
-        p.steps[0][1]["data"] = {"array": entries}
-        p.inputs["a"] = entries
+    if "entries" in edge:  # a's data, in place of the seeded draw
+        p.steps[0][1]["data"] = {"array": edge["entries"]}
+        p.inputs["a"] = edge["entries"]
     if op == "pow":
         args, shown = [names[0], exponent], f"a ** {exponent}"
     elif op in SYMBOLS:
