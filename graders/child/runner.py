@@ -5,8 +5,10 @@ the child sees; it runs with `python -I -S`, next to a copy of the submission, a
 expected values.
 Input (stdin): {"programs": [...], "start": first program to run, "seconds": [each program's
 time from the first on], "hanging": [functions to stop at once, hangs.py]}. Output (stdout):
-one line per program, {"i": index, "out": [...], "error": null | {"type", "message", "where"}},
-and for a program still running near its deadline, one line saying where (hangs.py).
+one line per program, {"i": index, "out": [...], "error": null | {"type", "message", "where"}}
+(an error may also say "function", "file", "line" and "code": where in the submission it
+starts, which graders/protocol.py checks), and for a program still running near its deadline,
+one line saying where (hangs.py).
 Argument (optional): the folder holding a NumPy this interpreter can import (numpy_only.py).
 """
 
