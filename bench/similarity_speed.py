@@ -7,9 +7,10 @@
 Every student's files are the reference's six modules that students write, each line dropped
 with a chance of one in five and a share of the names changed, with the student's own seed:
 every file differs (nothing is read once for many) and every pair shares much code, the worst
-case for the comparisons. Timed twice: as run by default (code more than 10 students share is
-the course's idiom and ignored), and with `--common 0` (every pair reported, the writers' worst
-case). Target (issue "similar code"): 100 students under 30 s on 2 cores.
+case for the comparisons. Timed as run by default (code more than 10 students share is the
+course's idiom and ignored), and with `--common 0` (every pair reported, the writers' worst
+case); each figure the median of several runs with its spread (bench/repeat.py). Target (issue
+"similar code"): 100 students under 30 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from repeat import RUNS, Figure, measure, warn_if_busy
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("engine.py", "nn.py", "tensor.py", "layers.py", "checkpoint.py", "gradcheck.py")
@@ -49,17 +53,16 @@ def generate(count: int, folder: Path) -> Path:
     return folder
 
 
-def minigrad_similar(submissions: Path, out: Path, *options: str) -> tuple[float, str]:
-    """Seconds for the whole command, and its line counting the pairs."""
-    start = time.perf_counter()
+def minigrad_similar(submissions: Path, out: Path, *options: str) -> str:
+    """Run the whole command on a fresh `out`; its line counting the pairs."""
+    shutil.rmtree(out, ignore_errors=True)
     ran = subprocess.run(
         [sys.executable, "-m", "graders.similarity.cli", str(submissions), "--out", str(out), *options],
         check=True,
         capture_output=True,
         text=True,
     )
-    seconds = time.perf_counter() - start
-    return seconds, next(line for line in ran.stdout.splitlines() if line.startswith("pairs at or above"))
+    return next(line for line in ran.stdout.splitlines() if line.startswith("pairs at or above"))
 
 
 def copydetect_seconds(submissions: Path) -> float:
@@ -82,20 +85,30 @@ def copydetect_seconds(submissions: Path) -> float:
     return time.perf_counter() - start
 
 
+OPTIONS = {"minigrad-similar (default)": (), "minigrad-similar --common 0": ("--common", "0")}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=100)
     args = parser.parse_args()
+    warn_if_busy()
+    rows, pairs = {}, {}
     with tempfile.TemporaryDirectory(prefix="similarity-bench-") as tmp:
         submissions = generate(args.students, Path(tmp) / "class")
-        default, found = minigrad_similar(submissions, Path(tmp) / "out")
-        everything, all_found = minigrad_similar(submissions, Path(tmp) / "all", "--common", "0")
-        theirs = copydetect_seconds(submissions)
-    print(f"{args.students} students x {len(MODULES)} files")
-    print(f"{'how':<44}{'seconds':>10}")
-    print(f"{'minigrad-similar (default)':<44}{default:>10.1f}   {found}")
-    print(f"{'minigrad-similar --common 0':<44}{everything:>10.1f}   {all_found}")
-    print(f"{'copydetect CopyDetector.run (no report)':<44}{theirs:>10.1f}")
+        for how, options in OPTIONS.items():
+            out = Path(tmp) / f"out{len(rows)}"
+            rows[how] = measure(
+                lambda out=out, how=how, options=options: pairs.update(
+                    {how: minigrad_similar(submissions, out, *options)}
+                )
+            )
+        theirs = Figure([copydetect_seconds(submissions) for _ in range(RUNS)], [])
+    print(f"{args.students} students x {len(MODULES)} files, median of {RUNS} runs")
+    print(f"{'how':<44}{'seconds (lowest-highest)':>34}")
+    for how, figure in rows.items():
+        print(f"{how:<44}{str(figure):>34}   {pairs[how]}")
+    print(f"{'copydetect CopyDetector.run (no report)':<44}{str(theirs):>34}")
     print(f"\ntarget: under {TARGET_SECONDS:.0f} s for 100 students on 2 cores")
     return 0
 
