@@ -1,4 +1,4 @@
-"""How long one grade takes: each part alone and all four together, for a correct and a broken
+"""How long one grade takes: each part alone and all of them together, for a correct and a broken
 submission, and whole gradings of submissions that hang; graded at the strongest isolation
 available, each figure the median of several runs (bench/repeat.py) with its spread and the
 CPU time of the grader and its children.
@@ -52,7 +52,7 @@ def main() -> int:
         whole = {}
         for parts in PARTS:
             row = {name: grading(folder, Path(tmp) / "out", "--parts", parts) for name, folder in folders.items()}
-            print(f"{'all four' if ',' in parts else parts:<16}" + "".join(f"{str(row[n]):>40}" for n in folders))
+            print(f"{'all parts' if ',' in parts else parts:<16}" + "".join(f"{str(row[n]):>40}" for n in folders))
             whole = row
         print()
         for name, figure in whole.items():
