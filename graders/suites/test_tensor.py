@@ -170,6 +170,9 @@ def what(op: str) -> str:
     return f"Tensor {SYMBOLS[op]} Tensor" if op in SYMBOLS else f"Tensor.{op}()"
 
 
+REDUCTIONS = [{}, {"axis": 0}, {"axis": 1, "keepdims": True}]  # what the public checks reduce over, every seed
+
+
 def edges(rng) -> dict[str, list[dict]]:
     """The edges a public check of part 4 tests, each with other inputs than the check's:
     op -> [{"shapes", "options", and optionally "entries" (a's data), "warnings" (watch
@@ -223,7 +226,8 @@ def edges(rng) -> dict[str, list[dict]]:
                     "options": rng.choice([{"axis": (0, 2)}, {"axis": (0, 1), "keepdims": True}]),
                     "hint": f"axis may be a tuple, as in NumPy: {op} over each of its axes "
                     "(np.expand_dims takes the tuple too)",
-                }
+                },
+                *({"shapes": [(3, 4)], "options": options} for options in REDUCTIONS),
             ]
             for op in ("sum", "mean")
         },
