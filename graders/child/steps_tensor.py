@@ -193,15 +193,15 @@ def optimizer_step(run, *, optimizer):
 
 @step
 def batch_order(run, *, into, n, batch_size, seed):
-    """into = the labels of each batch of batches(xs, ys, batch_size, seed), where sample i is
-    [i, -i] with label i: which samples went where, and whether xs and ys stayed paired."""
+    """into = each batch of batches(xs, ys, batch_size, seed) as the sample numbers its xs and
+    its ys hold, [[x numbers], [y numbers]], where sample i is [i, -i] with label i: which
+    samples went where, and whether xs and ys stayed paired, for the parent to compare."""
     np = _numpy()
     xs = np.stack([np.arange(n), -np.arange(n)], axis=1).astype(float)
-    made = []
-    for xb, yb in run.module("layers").batches(xs, np.arange(n), batch_size, seed):
-        paired = bool(np.array_equal(np.asarray(xb)[:, 0], np.asarray(yb)))
-        made.append([int(y) for y in yb] if paired else "xs and ys no longer paired")
-    run.slots[into] = made
+    run.slots[into] = [
+        [[int(x) for x in np.asarray(xb)[:, 0]], [int(y) for y in yb]]
+        for xb, yb in run.module("layers").batches(xs, np.arange(n), batch_size, seed)
+    ]
 
 
 @step

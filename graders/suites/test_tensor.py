@@ -575,9 +575,11 @@ def batch_cases(rng) -> list[Case]:
     programs = []
     for n, size in [(10, 3), (8, 4), (5, 5)]:
         seed = rng.randrange(1000)
-        p = Program(shown=f"batches(xs, ys, batch_size={size}, seed={seed}) on {n} samples; the labels of each batch")
+        p = Program(
+            shown=f"batches(xs, ys, batch_size={size}, seed={seed}) on {n} samples, sample i being [i, -i] with label i"
+        )
         p.add("batch_order", into="order", n=n, batch_size=size, seed=seed)
-        p.read("labels", "order", "the batches' labels, in order")
+        p.read("labels", "order", "each batch's sample numbers as its xs and its ys hold them, in order")
         programs.append(p)
     bad = Program(shown="batches() with 5 xs and 4 ys, then with batch_size 0 and True")
     for n_ys, size in [(4, 2), (5, 0), (5, True)]:
