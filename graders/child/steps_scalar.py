@@ -292,11 +292,32 @@ def floats(run: Run, obj: object) -> list:
     return [number(x) if type(x) is float else {"not_a_number": type(x).__name__} for x in obj]
 
 
+def slot_names(run: Run) -> dict[int, str]:
+    """The name of the slot holding each node the program made, by the node's id()."""
+    return {id(v): k for k, v in run.slots.items() if not isinstance(v, (list, int, float, str))}
+
+
 @reader
 def order(run: Run, obj: object) -> list:
     """A list of nodes as the names of their slots ("?" for a node the program never named)."""
-    names = {id(v): k for k, v in run.slots.items() if not isinstance(v, (list, int, float, str))}
+    names = slot_names(run)
     return [names.get(id(v), "?") for v in obj]
+
+
+@reader
+def reachable(run: Run, obj: object) -> list:
+    """The names of the nodes a node reaches through `_prev`, sorted. Nodes the program never
+    named (a wrapped constant, the -1 of a subtraction) are left out: engines differ in those."""
+    seen, stack = {id(obj)}, [obj]
+    while stack:
+        for parent in inputs_of(stack.pop()):
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append(parent)
+        if len(seen) > MAX_NODES:
+            raise RuntimeError("graph too large")
+    names = slot_names(run)
+    return sorted(names[node] for node in seen - {id(obj)} if node in names)
 
 
 @reader

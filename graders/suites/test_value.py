@@ -60,7 +60,15 @@ def binary_program(rng, op: str, side: str = "values", preset: float = 0.0) -> P
     p.read("data", out, "forward value")
     for name in SIDES[side]:
         p.read("grad", name, f"gradient of {name}")
+    remembers_inputs(p, out)
     return p
+
+
+def remembers_inputs(p: Program, out: str) -> None:
+    """Read which Values out reaches through `_prev`: the grader's own walk calls every
+    `_backward` it finds there, so an input left out of `_prev` whose grad the closure still
+    sets passes every gradient here, and only backward() on a larger graph would miss it."""
+    p.read("reachable", out, "the Values out reaches through out._prev (make it with Value(x, (self, other), op))")
 
 
 def binary_cases(rng) -> list[Case]:
@@ -93,6 +101,7 @@ def one_input_program(rng, op: str, *args, low: float = -2.5) -> Program:
     p.add("local_backward", root=out)
     p.read("data", out, "forward value")
     p.read("grad", "a", "gradient of a")
+    remembers_inputs(p, out)
     return p
 
 
