@@ -55,10 +55,10 @@ def _forged(program, folder):
 
 _child.run_program = _forged
 '''
-# Tests the forger must pass, or it never reached the child's answers: their questions are the
-# same at every seed. Each is no verdict of the child: an error's type, a count, a shape.
 # Steps no graded program uses: the API probes (notes, no points) and --check-imports' step.
 SCORE_NOTHING = {"api", "api_tensor", "imports"}
+# Tests the forger must pass, or it never reached the child's answers: their questions are the
+# same at every seed. Each is no verdict of the child: an error's type, a count.
 FIXED = ["value: log of 0 must raise ValueError [error-log of 0]", "mlp: len(MLP(2, [1]).parameters()) [count-2-1]"]
 
 
