@@ -64,9 +64,11 @@ def run_child(
     parts: list[str],
     isolation: sandbox.Isolation,
     patience: float = 1.0,
+    settled: Callable[[int, Outcome], None] | None = None,
 ) -> list[Outcome]:
     """Every program on the package copied into `workdir` (the submission's, or the
-    reference's), restarting the child after each failure.
+    reference's), restarting the child after each failure; `settled(i, outcome)` is told each
+    program's outcome as soon as it is final, in order.
 
     `tests` and `parts` name the test and part of each program. A crash costs only a restart,
     so it fails just its own program; once a program of a test times out, the rest of that
@@ -83,6 +85,11 @@ def run_child(
     retried: dict[int, float] = {}  # program -> how much its retry's timeout is stretched
     end = time.monotonic() + GRADING_BUDGET
 
+    def settle(i: int, outcome: Outcome) -> None:
+        outcomes[i] = hang_report.stopped(outcome, hangs)
+        if settled is not None:
+            settled(i, outcomes[i])
+
     def allowed(i: int) -> float:  # seconds on a core of its own
         return patience * (PROGRAM_TIMEOUT if lost[parts[i]] < PART_BUDGET else SHORT_TIMEOUT)
 
@@ -93,11 +100,11 @@ def run_child(
     start = 0
     while start < len(programs):
         if tests[start] in hung or end - time.monotonic() <= 0:
-            outcomes[start] = Outcome([], failure(SKIPPED if tests[start] in hung else OUT_OF_TIME, "Skipped"))
+            settle(start, Outcome([], failure(SKIPPED if tests[start] in hung else OUT_OF_TIME, "Skipped")))
             start += 1
             continue
         timeout = timeout_for(start)
-        answers = Answers(outcomes, stuck, start, len(programs), timeout_for)
+        answers = Answers(settle, stuck, start, len(programs), timeout_for)
         seconds = [timeout_for(i) for i in range(start, len(programs))]
         hanging = hang_report.request(hangs)
         request = json.dumps({"programs": programs, "start": start, "seconds": seconds, "hanging": hanging}).encode()
@@ -114,9 +121,9 @@ def run_child(
             hung.add(tests[start])
             if (where := stuck.get(start)) is not None:
                 hangs[where.key] = (where, hang_report.message(given, where))
-        outcomes[start] = Outcome([], child_failure(result, given, stuck.get(start)))
+        settle(start, Outcome([], child_failure(result, given, stuck.get(start))))
         start += 1
-    return [hang_report.stopped(outcomes[i], hangs) for i in range(len(programs))]
+    return [outcomes[i] for i in range(len(programs))]
 
 
 def retry_stretch(cpu_share: float) -> float | None:
@@ -136,13 +143,13 @@ class Answers:
 
     def __init__(
         self,
-        outcomes: dict[int, Outcome],
+        settle: Callable[[int, Outcome], None],
         stuck: dict[int, Stuck],
         first: int,
         count: int,
         timeout_for: Callable[[int], float],
     ):
-        self.outcomes, self.stuck, self.next, self.count, self.timeout_for = outcomes, stuck, first, count, timeout_for
+        self.settle, self.stuck, self.next, self.count, self.timeout_for = settle, stuck, first, count, timeout_for
 
     def accept(self, line: bytes) -> float | None:
         """The next program's time if `line` answers the program due, else None."""
@@ -151,7 +158,7 @@ class Answers:
             if (where := hang_report.parse(line, self.next)) is not None:
                 self.stuck[self.next] = where
             return None
-        self.outcomes[self.next] = parsed[1]
+        self.settle(self.next, parsed[1])
         self.next += 1
         return self.timeout_for(self.next)
 

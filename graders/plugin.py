@@ -3,31 +3,32 @@
 The grading command makes one `Grading` for a run and hands it to pytest as a plugin object;
 the suites in suites/ hold only test programs. Each test function is parametrized by
 `@cases(make)`, where `make(rng)` returns the test's `Case`s (a fixed number, so totals never
-depend on the seed). Before the first test runs, every collected case is run on the reference
-(a trusted subprocess) and on the submission (the child), side by side. As each test ends, its
+depend on the seed). When the first test runs, every collected case starts to run on the
+reference (a trusted subprocess) and on the submission (the child), side by side, in a thread
+of their own; each test waits only for its own programs (arrivals.py). As each test ends, its
 `Verdict` is made from its `Case`, so the command reads the grades from `records` as objects.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from . import notes, reference_cache
+from .arrivals import Arrivals
 from .cases import MAKER, Case
 from .child_loop import run_child
 from .grading_run import GradingRun
 from .judge import GraderError, judge
-from .protocol import Outcome
 from .results import Verdict
 
 MESSAGE_LIMIT = 4000  # characters of one test's message
 # Each part's API probe (its step in child/steps_api.py) and what words its mismatches (notes.py)
 PROBES = {"value": ("api", notes.api), "tensor": ("api_tensor", notes.api_tensor)}
-Outcomes = dict[int, tuple[list[Outcome], list[Outcome]]]  # by id(case): reference, submission
 
 
 class Grading:
@@ -38,7 +39,9 @@ class Grading:
         self.records: list[Verdict] = []
         self.grader_errors: list[str] = []  # a suite's fault, not the student's: no grade is written
         self.cases: list[tuple[str, Case]] = []  # (test function, case), in the order collected
-        self.outcomes: Outcomes | GraderError | None = None  # None until the first test asks
+        self.arrivals: Arrivals | None = None  # None until the first test asks
+        self.programs_of: dict[int, range] = {}  # by id(case): its programs' places in the run
+        self.worker: threading.Thread | None = None
         self.api: list[str] = []  # the API probes' mismatches with the course's API (notes.py)
         self.locations: dict[str, list] = {}  # where the submission defines each operator (notes.py)
 
@@ -54,22 +57,17 @@ class Grading:
     @pytest.fixture
     def grade(self) -> Callable[[Case], None]:
         """`grade(case)` fails the test, in words, unless the submission matches the reference."""
-        if self.outcomes is None:
-            try:
-                self.outcomes = self.run_everything()
-            except Exception as exc:  # noqa: BLE001 - a grader fault: said once, never retried per test
-                self.outcomes = GraderError(f"the grading run failed: {exc!r}")
-        outcomes = self.outcomes
+        if self.arrivals is None:
+            self.start_everything()
+        arrivals = self.arrivals
 
         def check(case: Case) -> None:
-            if isinstance(outcomes, GraderError):
-                raise outcomes
-            judge(case, *outcomes[id(case)])
+            judge(case, *arrivals.wait(self.programs_of[id(case)]))
 
         return check
 
-    def run_everything(self) -> Outcomes:
-        """Every program of every collected case, on the reference and in the child at once."""
+    def start_everything(self) -> None:
+        """Start every program of every collected case, on the reference and in the child at once."""
         programs = [p.steps for _, c in self.cases for p in c.programs]
         tests = [f"{test}[{c.id}]" for test, c in self.cases for _ in c.programs]  # a hang skips its own case
         parts = [c.part for _, c in self.cases for _ in c.programs]
@@ -90,28 +88,55 @@ class Grading:
         # An optional extension's programs get a time budget of their own, so an endless loop in
         # one can never shorten the time of the part's graded tests.
         budgets = [f"{part} (bonus)" if extra else part for part, extra in zip(parts, bonus)]
-        run = self.run
-        with ThreadPoolExecutor(max_workers=1) as pool:  # the child and the reference run side by side
-            child = pool.submit(run_child, run.workdir, programs, tests, budgets, run.isolation)
-            reference = reference_cache.answers(run.reference_cache, programs, tests, budgets)
-            submission = child.result()
+        position = 0
+        for _, c in self.cases:
+            position += position in probes.values()  # a probe between two cases
+            self.programs_of[id(c)] = range(position, position + len(c.programs))
+            position += len(c.programs)
+        self.arrivals = Arrivals(len(programs))
+        run = (programs, tests, budgets, parts, bonus, probes)
+        self.worker = threading.Thread(target=self.run_everything, args=run, daemon=True)  # no grade outlives it
+        self.worker.start()
+
+    def run_everything(
+        self, programs: list, tests: list[str], budgets: list[str], parts: list[str], bonus: list[bool], probes: dict
+    ) -> None:
+        """The child and the reference side by side; then what the probes and the failures say."""
+        run, arrivals = self.run, self.arrivals
+        try:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                child = pool.submit(
+                    run_child, run.workdir, programs, tests, budgets, run.isolation, settled=arrivals.settled
+                )
+                arrivals.reference_known(reference_cache.answers(run.reference_cache, programs, tests, budgets))
+                submission = child.result()
+            self.take_notes(submission, parts, bonus, probes)
+        except Exception as exc:  # noqa: BLE001 - a grader fault: said once, never retried per test
+            arrivals.failed(GraderError(f"the grading run failed: {exc!r}"))
+
+    def take_notes(self, submission: list, parts: list[str], bonus: list[bool], probes: dict) -> None:
+        """The notes: what the API probes found, and what the graded tests' failures share."""
+        submission, parts, bonus = list(submission), list(parts), list(bonus)
         for part, at in sorted(probes.items(), key=lambda item: -item[1]):  # the later first: indices hold
             found = submission[at]
             if part == "value":
                 self.locations = notes.locations(found)
             # said first among the notes: a wrong name explains many failures at once
             self.api[:0] = PROBES[part][1](found)
-            for answers in (reference, submission, parts, bonus):
+            for answers in (submission, parts, bonus):
                 del answers[at]
-        run.notes[:0] = self.api
-        outcomes, position = {}, 0
-        for _, c in self.cases:
-            n = len(c.programs)
-            outcomes[id(c)] = (reference[position : position + n], submission[position : position + n])
-            position += n
+        self.run.notes[:0] = self.api
         # The notes say what the graded tests need: a missing optional extension needs no note.
-        run.notes.extend(notes.collect((part, got) for part, got, extra in zip(parts, submission, bonus) if not extra))
-        return outcomes
+        collected = notes.collect((part, got) for part, got, extra in zip(parts, submission, bonus) if not extra)
+        self.run.notes.extend(collected)
+
+    def pytest_sessionfinish(self) -> None:
+        """The run is over before the command reads its notes; a fault no test waited for is said."""
+        if self.worker is None:
+            return
+        self.worker.join()
+        if self.arrivals.failure is not None and not self.grader_errors:
+            self.grader_errors.append(str(self.arrivals.failure))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
