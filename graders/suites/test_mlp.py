@@ -99,19 +99,40 @@ LOSSES = {
 }
 
 
+def loss_program(name: str, preds: list[float], targets: list[float], shown: str) -> Program:
+    """`name(preds, targets)` on Values holding `preds`, then backward(): the loss and each
+    prediction's gradient."""
+    p = Program(shown=f"{name}(preds, targets){shown}, then backward()")
+    names = [p.value(x, f"p{i}") for i, x in enumerate(preds)]
+    p.inputs["targets"] = targets
+    p.add("loss", into="L", name=name, preds=names, targets=targets)
+    p.read("data", "L", "loss")
+    p.add("backward", root="L")
+    for i, slot in enumerate(names):
+        p.read("grad", slot, f"gradient of preds[{i}]")
+    return p
+
+
+def clipped_ends(rng) -> Program:
+    """Binary cross-entropy where a probability is exactly 1 for a target of 1, or 0 for a
+    target of 0 (lesson 3: a term whose factor is 0 is left out, so log(0) is never asked)."""
+    _, target, pred = LOSSES["binary_cross_entropy"]
+    preds, targets = [1.0, 0.0, pred(rng), pred(rng)], [1.0, 0.0, target(rng), target(rng)]
+    p = loss_program("binary_cross_entropy", preds, targets, " with p = 1 where t = 1 and p = 0 where t = 0")
+    p.hint = "leave out a term whose factor is 0: t = 1 needs no log(1 - p), t = 0 no log(p)"
+    return p
+
+
 def loss_cases(rng) -> list[Case]:
     made = []
     for name, (hint, target, pred) in LOSSES.items():
-        p = Program(shown=f"{name}(preds, targets), then backward()")
         targets = [target(rng) for _ in range(5)]
-        preds = [p.value(pred(rng), f"p{i}") for i in range(5)]
-        p.inputs["targets"] = targets
-        p.add("loss", into="L", name=name, preds=preds, targets=targets)
-        p.read("data", "L", "loss")
-        p.add("backward", root="L")
-        for i in range(5):
-            p.read("grad", f"p{i}", f"gradient of preds[{i}]")
-        made.append(Case(name, "mlp", name, hint + "; a mean divides each sample's gradient by n", [p], points=1.5))
+        programs = [loss_program(name, [pred(rng) for _ in range(5)], targets, "")]
+        if name == "binary_cross_entropy":
+            programs.append(clipped_ends(rng))
+        made.append(
+            Case(name, "mlp", name, hint + "; a mean divides each sample's gradient by n", programs, points=1.5)
+        )
     return made
 
 
@@ -221,7 +242,7 @@ def signed(x: float) -> str:
 def count_nodes_cases(rng) -> list[Case]:
     """An optional extension, worth a bonus point: `count_nodes` on a random graph with reused
     nodes and nodes beside it that do not feed its root, then on a chain deeper than the
-    child's recursion limit. Built from + and * of two Values and `x ** 1` only, each of
+    child's recursion limit (twice its 5,000). Built from + and * of two Values only, each of
     which makes exactly one node in any engine (a number operand may or may not get a node
     of its own, so the count would depend on the engine)."""
     p = Program()
@@ -238,9 +259,9 @@ def count_nodes_cases(rng) -> list[Case]:
     p.add("count_nodes", into="count", root=pool[-1])
     p.shown = f"{'; '.join(lines)}; count_nodes({pool[-1]})"
     p.read("answer", "count", f"the number of nodes under {pool[-1]}")
-    deep = Program(shown="y = x ** 1, then y = y ** 1 again and again, 20,000 powers deep; count_nodes(y)")
+    deep = Program(shown="y = x + x, then y = y + x again and again, 10,000 additions deep; count_nodes(y)")
     deep.value(1.5, "x")
-    deep.add("chain", into="y", start="x", op="**", operand=1, times=20_000)
+    deep.add("chain", into="y", start="x", op="+", operand="x", times=10_000)
     deep.add("count_nodes", into="count", root="y")
     deep.read("answer", "count", "the number of nodes under y")
     hint = (
