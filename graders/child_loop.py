@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import hang_report
-from .hang_report import Stuck
+from .hang_report import Import, Stuck
 from .isolation import sandbox
 from .kit import REFERENCE
 from .protocol import TEXT_LIMIT, Outcome, failure, parse_line
@@ -80,13 +80,13 @@ def run_child(
     outcomes: dict[int, Outcome] = {}
     hung: set[str] = set()
     stuck: dict[int, Stuck] = {}  # program -> where the child said it was, near its deadline
-    hangs: dict[str, tuple[Stuck, str]] = {}  # "module:function" -> where, and its message
+    known = hang_report.Known()
     lost: dict[str, float] = defaultdict(float)
     retried: dict[int, float] = {}  # program -> how much its retry's timeout is stretched
     end = time.monotonic() + GRADING_BUDGET
 
     def settle(i: int, outcome: Outcome) -> None:
-        outcomes[i] = hang_report.stopped(outcome, hangs)
+        outcomes[i] = known.stopped(outcome)
         if settled is not None:
             settled(i, outcomes[i])
 
@@ -106,8 +106,7 @@ def run_child(
         timeout = timeout_for(start)
         answers = Answers(settle, stuck, start, len(programs), timeout_for)
         seconds = [timeout_for(i) for i in range(start, len(programs))]
-        hanging = hang_report.request(hangs)
-        request = json.dumps({"programs": programs, "start": start, "seconds": seconds, "hanging": hanging}).encode()
+        request = json.dumps({"programs": programs, "start": start, "seconds": seconds, **known.request()}).encode()
         result = sandbox.run(isolation, workdir, "runner.py", request, timeout, answers.accept)
         start = answers.next
         if start == len(programs):
@@ -120,8 +119,11 @@ def run_child(
             lost[parts[start]] += given
             hung.add(tests[start])
             if (where := stuck.get(start)) is not None:
-                hangs[where.key] = (where, hang_report.message(given, where))
-        settle(start, Outcome([], child_failure(result, given, stuck.get(start))))
+                known.hang(where, hang_report.message(given, where))
+        failed = child_failure(result, given, stuck.get(start))
+        if answers.importing and result.returncode is not None and result.returncode >= 0 and not result.flooded:
+            known.exit(answers.importing[-1], failed["message"])  # it exited while importing that module
+        settle(start, Outcome([], failed))
         start += 1
     return [outcomes[i] for i in range(len(programs))]
 
@@ -139,7 +141,8 @@ def retry_stretch(cpu_share: float) -> float | None:
 class Answers:
     """Collects a child's answers in order; only the answer to the program due renews its
     deadline, so stray lines (blank, forged, out of order) buy a hung child no time. The
-    child's word on where the program due is stuck is kept, and buys no time either."""
+    child's notes on the program due (where it is stuck, which modules it is importing) are
+    kept, and buy no time either."""
 
     def __init__(
         self,
@@ -150,16 +153,23 @@ class Answers:
         timeout_for: Callable[[int], float],
     ):
         self.settle, self.stuck, self.next, self.count, self.timeout_for = settle, stuck, first, count, timeout_for
+        self.importing: list[str] = []  # modules the program due began importing and has not ended
 
     def accept(self, line: bytes) -> float | None:
         """The next program's time if `line` answers the program due, else None."""
         parsed = parse_line(line, self.count)
         if parsed is None or parsed[0] != self.next:
-            if (where := hang_report.parse(line, self.next)) is not None:
-                self.stuck[self.next] = where
+            note = hang_report.parse(line, self.next)
+            if isinstance(note, Stuck):
+                self.stuck[self.next] = note
+            elif isinstance(note, Import) and not note.done:
+                self.importing.append(note.module)
+            elif isinstance(note, Import) and note.module in self.importing:
+                self.importing.remove(note.module)
             return None
         self.settle(self.next, parsed[1])
         self.next += 1
+        self.importing = []
         return self.timeout_for(self.next)
 
 

@@ -1,4 +1,5 @@
-"""Hangs, seen from the parent: where a stopped program was, and the one message for that hang.
+"""Hangs and exits, seen from the parent: where a stopped program was, which module a child
+exited while importing, and the one message for each.
 
 Near a program's deadline the child says which function of the submission it is in
 (graders/child/hangs.py). The line is the submission's own process talking, so it is read
@@ -6,7 +7,9 @@ only in its exact shape and believed only for a program that then timed out: a f
 can at most name, in the student's own grade, a function that did not hang. Once a hang is
 named, every later program that calls that function is stopped at once by the fresh child,
 and fails here with the same message, so a hang costs its time once per grading, not once
-per test or part.
+per test or part. Likewise a module whose import ended the child (it called exit): every later
+import of it fails at once, with the message of that first exit, instead of costing a fresh
+child each time. Only an exit the child chose counts (a signal may be the machine's doing).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 
 from .protocol import Outcome, failure
 
-KNOWN = "KnownHang"  # the error the child raises in place of a function that hangs
+KNOWN = "KnownFailure"  # the error the child raises in place of a known hang or exit
 MODULE = re.compile(r"minigrad(\.[A-Za-z_]\w*)*")
 NAME = re.compile(r"[A-Za-z_<][\w<>.]*")
 FILE = re.compile(r"[\w.-]+\.py")
@@ -47,12 +50,23 @@ class Stuck:
         return f"{self.name} ({self.file}, line {self.line})"
 
 
-def parse(line: bytes, due: int) -> Stuck | None:
-    """The child's report for program `due`, or None for any other line."""
+@dataclass(frozen=True)
+class Import:
+    """A module of the submission the child began (or, `done`, ended) importing."""
+
+    module: str
+    done: bool
+
+
+def parse(line: bytes, due: int) -> Stuck | Import | None:
+    """The child's note on program `due`, or None for any other line."""
     try:
         data = json.loads(line)
-        if not isinstance(data, dict) or set(data) != {"i", "stuck"} or data["i"] != due:
+        if not isinstance(data, dict) or len(data) != 2 or data.get("i") != due:
             return None
+        for kind in ("importing", "imported"):
+            if isinstance(module := data.get(kind), str) and len(module) <= NAME_LIMIT and MODULE.fullmatch(module):
+                return Import(module, kind == "imported")
         stuck = data["stuck"]
         module, name, file, number = (stuck[key] for key in ("module", "name", "file", "line"))
     except (ValueError, RecursionError, TypeError, KeyError):
@@ -70,14 +84,32 @@ def message(timeout: float, stuck: Stuck | None) -> str:
     return f"took too long (over {timeout:g} s); look for an endless loop{where}"
 
 
-def request(hangs: dict[str, tuple[Stuck, str]]) -> list[dict]:
-    """The functions a fresh child must stop at once."""
-    return [{"module": stuck.module, "name": stuck.name} for stuck, _ in hangs.values() if stuck.replaceable]
+class Known:
+    """What earlier children of a grading hung in or exited importing, and the message that
+    each later call or import gets."""
 
+    def __init__(self) -> None:
+        self.messages: dict[str, str] = {}  # a function's key or a module's name -> message
+        self.hanging: list[dict] = []
+        self.exiting: list[str] = []
 
-def stopped(outcome: Outcome, hangs: dict[str, tuple[Stuck, str]]) -> Outcome:
-    """A program the child stopped in a known hang fails with that hang's own message."""
-    error = outcome.error
-    if error is None or error.get("type") != KNOWN or error.get("message") not in hangs:
-        return outcome
-    return Outcome([], failure(hangs[error["message"]][1]))
+    def hang(self, stuck: Stuck, message: str) -> None:
+        if stuck.key not in self.messages and stuck.replaceable:
+            self.hanging.append({"module": stuck.module, "name": stuck.name})
+        self.messages[stuck.key] = message
+
+    def exit(self, module: str, message: str) -> None:
+        if module not in self.messages:
+            self.exiting.append(module)
+        self.messages[module] = message
+
+    def request(self) -> dict:
+        """What a fresh child must stop at once."""
+        return {"hanging": self.hanging, "exiting": self.exiting}
+
+    def stopped(self, outcome: Outcome) -> Outcome:
+        """A program the child stopped at a known hang or exit fails with its first message."""
+        error = outcome.error
+        if error is None or error.get("type") != KNOWN or error.get("message") not in self.messages:
+            return outcome
+        return Outcome([], failure(self.messages[error["message"]]))

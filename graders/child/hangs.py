@@ -1,4 +1,5 @@
-"""Hangs, seen from inside the child: say where a program is stuck, and stop a known hang at once.
+"""Hangs and exits, seen from inside the child: say where a program is stuck or which module
+it is importing, and stop a known hang or exit at once.
 
 A program that never ends is stopped by the parent at its deadline; from outside, the parent
 cannot tell where. So the child sets an alarm a little before each program's deadline, and if
@@ -7,10 +8,16 @@ the submission on the stack: {"i": index, "stuck": {"module", "name", "file", "l
 parent trusts it only for a program that did then time out (graders/hang_report.py).
 
 A fresh child is told the functions earlier children were stopped in ("hanging" in its
-request). Each is replaced, as its module is imported, by a stand-in that raises `KnownHang`
+request). Each is replaced, as its module is imported, by a stand-in that raises `KnownFailure`
 at once: a test or part that calls it again fails without spending its own time budget.
 Only plain functions and methods can be replaced (a nested function is remade by each call of
 its parent); a hang elsewhere is just stopped at its deadline, as before.
+
+A module of the submission that ends the process when imported (`os._exit` in nn.py) would
+cost a fresh child for every later program that imports it. So the child says when it starts
+and ends importing each module of the submission ({"i", "importing": name} and {"i",
+"imported": name}); a fresh child is told the modules ("exiting") whose import a child never
+came back from, and importing one raises `KnownFailure` at once.
 """
 
 import importlib.machinery
@@ -23,13 +30,34 @@ import types
 REPORT_AT = 0.8  # share of a program's time after which the child says where it is
 
 
-class KnownHang(BaseException):
-    """Raised in place of a function an earlier child was stopped in. A BaseException, so that
-    an `except Exception` of the submission cannot swallow it and go on as if it had returned."""
+PACKAGE = "minigrad"
+_now = {"channel": 1, "index": 0}  # the answer channel, and the program running
 
 
-def watch(channel: int, index: int, seconds: float | None, folder: str) -> None:
+class KnownFailure(BaseException):
+    """Raised in place of a function an earlier child was stopped in, or of importing a module
+    an earlier child exited in. A BaseException, so that an `except Exception` of the submission
+    cannot swallow it and go on as if it had returned."""
+
+
+def _say(note: dict) -> None:
+    os.write(_now["channel"], (json.dumps({"i": _now["index"], **note}) + "\n").encode())
+
+
+def start(channel: int, hanging: list[dict], exiting: list[str]) -> None:
+    """Before any program: watch every import of the submission's modules, replacing each
+    `{"module", "name"}` in `hanging` as its module is imported, and stopping at once the
+    import of each module in `exiting`."""
+    _now["channel"] = channel
+    names: dict[str, list[str]] = {name: [] for name in exiting}
+    for entry in hanging:
+        names.setdefault(entry["module"], []).append(entry["name"])
+    sys.meta_path.insert(0, _Finder(names, set(exiting)))
+
+
+def watch(index: int, seconds: float | None, folder: str) -> None:
     """Arm the alarm for program `index`, which the parent stops after `seconds`."""
+    _now["index"] = index
     if not seconds:
         return
 
@@ -45,7 +73,7 @@ def watch(channel: int, index: int, seconds: float | None, folder: str) -> None:
             "file": os.path.basename(code.co_filename),
             "line": frame.f_lineno,
         }
-        os.write(channel, (json.dumps({"i": index, "stuck": stuck}) + "\n").encode())
+        _say({"stuck": stuck})
 
     signal.signal(signal.SIGALRM, report)
     signal.setitimer(signal.ITIMER_REAL, seconds * REPORT_AT)
@@ -55,28 +83,18 @@ def unwatch() -> None:
     signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def stop_at_once(hanging: list[dict]) -> None:
-    """Replace each `{"module", "name"}` in `hanging` as soon as its module is imported."""
-    names: dict[str, list[str]] = {}
-    for entry in hanging:
-        names.setdefault(entry["module"], []).append(entry["name"])
-    if names:
-        sys.meta_path.insert(0, _Finder(names))
-
-
 class _Finder:
-    """Finds the named modules as Python would, and has their loader replace the functions
-    after the module's code has run."""
+    """Finds the submission's modules as Python would, and has their loader say the import."""
 
-    def __init__(self, names: dict[str, list[str]]) -> None:
-        self.names = names
+    def __init__(self, names: dict[str, list[str]], exiting: set[str]) -> None:
+        self.names, self.exiting = names, exiting
 
     def find_spec(self, fullname: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.names:
+        if fullname.partition(".")[0] != PACKAGE:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is not None and spec.loader is not None:
-            spec.loader = _Loader(spec.loader, self.names[fullname])
+            spec.loader = _Loader(spec.loader, self.names.get(fullname, []), fullname in self.exiting)
         return spec
 
 
@@ -84,14 +102,20 @@ class _Loader:
     """A module's own loader, which then replaces the named functions (no importlib.abc: it
     would cost every child 30 ms to import)."""
 
-    def __init__(self, loader: object, names: list[str]) -> None:
-        self.loader, self.names = loader, names
+    def __init__(self, loader: object, names: list[str], exits: bool) -> None:
+        self.loader, self.names, self.exits = loader, names, exits
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
         return self.loader.create_module(spec)
 
     def exec_module(self, module: types.ModuleType) -> None:
-        self.loader.exec_module(module)
+        if self.exits:
+            raise KnownFailure(module.__name__)
+        _say({"importing": module.__name__})
+        try:
+            self.loader.exec_module(module)
+        finally:
+            _say({"imported": module.__name__})
         for name in self.names:
             _replace(module, name)
 
@@ -114,6 +138,6 @@ def _replace(module: types.ModuleType, name: str) -> None:
 
 def _stand_in(key: str) -> types.FunctionType:
     def stopped(*args: object, **kwargs: object) -> None:
-        raise KnownHang(key)
+        raise KnownFailure(key)
 
     return stopped

@@ -4,11 +4,12 @@ The files of graders/child/ (this one, the interpreter, the steps) are the only 
 the child sees; it runs with `python -I -S`, next to a copy of the submission, and never sees
 expected values.
 Input (stdin): {"programs": [...], "start": first program to run, "seconds": [each program's
-time from the first on], "hanging": [functions to stop at once, hangs.py]}. Output (stdout):
+time from the first on], "hanging" and "exiting": [functions and modules to stop at once,
+hangs.py]}. Output (stdout):
 one line per program, {"i": index, "out": [...], "error": null | {"type", "message", "where"}}
 (an error may also say "function", "file", "line" and "code": where in the submission it
-starts, which graders/protocol.py checks), and for a program still running near its deadline,
-one line saying where (hangs.py).
+starts, which graders/protocol.py checks); and notes on the side (hangs.py): where a program
+still running near its deadline is, and each import of a submission module begun and ended.
 Argument (optional): the folder holding a NumPy this interpreter can import (numpy_only.py).
 """
 
@@ -44,11 +45,11 @@ def main() -> None:
     sys.stdout = open(os.devnull, "w")
     folder = os.path.join(HERE, "submission")
     start, seconds = request.get("start", 0), request.get("seconds", [])
-    hangs.stop_at_once(request.get("hanging", []))
+    hangs.start(channel.fileno(), request.get("hanging", []), request.get("exiting", []))
     for index, program in enumerate(request["programs"]):
         if index < start:
             continue
-        hangs.watch(channel.fileno(), index, seconds[index - start] if index - start < len(seconds) else None, folder)
+        hangs.watch(index, seconds[index - start] if index - start < len(seconds) else None, folder)
         out, error = run_program(program, folder)
         hangs.unwatch()
         channel.write(json.dumps({"i": index, "out": out, "error": error}, allow_nan=False) + "\n")
