@@ -82,7 +82,7 @@ def test_a_mutant_keeps_its_id_when_code_above_it_moves():
 def test_the_cap_keeps_a_stable_sample_per_function_and_says_how_many_were_made():
     mutants = file_mutants("tiny.py", TINY)
     kept, dropped = capped(mutants, 5)
-    assert len(kept) == 5 and dropped == {"f": 11}
+    assert len(kept) == 5 and dropped == {"f (tiny.py)": 11}
     assert kept == capped(list(reversed(mutants)), 5)[0][::-1]
 
 

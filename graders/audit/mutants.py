@@ -64,14 +64,14 @@ def package_mutants(package: Path) -> list[Mutant]:
 
 def capped(mutants: list[Mutant], cap: int | None) -> tuple[list[Mutant], dict[str, int]]:
     """At most `cap` mutants per function: a stable sample (the lowest ids, which are hashes),
-    and how many each capped function had."""
+    and how many each capped function had ("fit (layers.py)": 20)."""
     by_function: dict[tuple[str, str], list[Mutant]] = {}
     for mutant in mutants:
         by_function.setdefault((mutant.file, mutant.function), []).append(mutant)
     kept, dropped = [], {}
-    for (_, function), group in by_function.items():
+    for (file, function), group in by_function.items():
         if cap is not None and len(group) > cap:
-            dropped[function] = len(group)
+            dropped[f"{function} ({file})"] = len(group)
             chosen = {m.id for m in sorted(group, key=lambda m: m.id)[:cap]}
             group = [m for m in group if m.id in chosen]
         kept += group

@@ -25,7 +25,7 @@ class Settings:
     seeds: list[int]
     jobs: int
     cap: int | None
-    capped: dict[str, int]  # function -> mutants made before the cap
+    capped: dict[str, int]  # "function (file)" -> mutants made before the cap
     seconds: float  # wall time of the grading
     cpu: float  # CPU seconds the gradings used (user and system, every subprocess)
 
@@ -123,7 +123,7 @@ def markdown(audit: Audit) -> str:
     ]
     if s.capped:
         lines += ["", f"Capped at {s.cap} mutants per function (a stable sample, the lowest ids): "
-                  + ", ".join(f"`{f}` ({n} made)" for f, n in sorted(s.capped.items())) + "."]  # fmt: skip
+                  + ", ".join(f"`{f}`: {n} made" for f, n in sorted(s.capped.items())) + "."]  # fmt: skip
     lines += ["", "## By operator", "", "| operator | mutants | killed by hidden | survivors |", "|---|---:|---:|---:|"]
     operators = sorted({g.mutant.operator for g in audit.graded})
     for operator in operators:
