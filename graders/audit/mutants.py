@@ -44,11 +44,13 @@ def file_mutants(file: str, source: str) -> list[Mutant]:
     made, ids, seen = [], set(), set()
     for hole in holes(file, source):
         scope = _scope(tree, hole)
-        seen.add((scope.lineno if scope is not tree else 0, ast.dump(scope)))  # twin functions: Mul's forward is Div's
+        # Keyed by where the function starts too: Div.forward changed to `a * b` reads as Mul.forward.
+        line = scope.lineno if scope is not tree else 0
+        seen.add((line, ast.dump(scope)))
         for change in _changes(tree, hole, src):
             with _replaced(places, change):
                 wanted = ast.dump(scope)
-            key = (scope.lineno if scope is not tree else 0, wanted)
+            key = (line, wanted)
             if key in seen or (mutated := _splice(src, change, scope, wanted)) is None:
                 continue
             seen.add(key)
