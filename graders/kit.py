@@ -25,7 +25,11 @@ ISOLATION = GRADERS / "isolation"
 REFERENCE = ROOT / "reference"  # holds minigrad/, the package the suites compare with
 REGISTRY = REFERENCE / "checks" / "parts.py"  # the parts, shared with the public checks
 COURSE_API = REFERENCE / "checks" / "course_api.py"  # words for an unmet requirement, shared too
-DIGITS = REFERENCE / "minigrad" / "data" / "digits.csv.gz"  # part 4's data, handed to the child
+DIGITS = REFERENCE / "minigrad" / "data" / "digits.csv.gz"  # part 4's data
+# The first rows train part 4's milestone and are all the child is handed; the rest are its
+# test images, whose labels only the grading process reads.
+TRAINING_DIGITS = 1500
+CHILD_DIGITS = "digits-training.csv"  # the training rows, as the child finds them beside runner.py
 
 
 def grade_inputs() -> list[Path]:

@@ -4,6 +4,8 @@ the submission, readable by that grading's uid alone.
 
 from __future__ import annotations
 
+import gzip
+import itertools
 import os
 import shutil
 import tempfile
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from . import intake
 from .isolation.identity import Identity
-from .kit import CHILD, DIGITS
+from .kit import CHILD, CHILD_DIGITS, DIGITS, TRAINING_DIGITS
 
 
 def prepare_workdir(submission: Path | None, identity: Identity | None) -> tuple[Path, intake.Intake]:
@@ -34,9 +36,15 @@ def with_runner() -> Path:
     (workdir / "submission" / "minigrad").mkdir(parents=True)
     for source in CHILD.glob("*.py"):
         shutil.copyfile(source, workdir / source.name)
-    # Part 4's digits, from our own copy: the child reads data only the grader hands it.
-    shutil.copyfile(DIGITS, workdir / DIGITS.name)
+    _training_digits(workdir / CHILD_DIGITS)
     return workdir
+
+
+def _training_digits(path: Path) -> None:
+    """Part 4's training digits, from our own copy: the child reads data only the grader hands
+    it, and never the milestone's test labels, which a forging submission could read back."""
+    with gzip.open(DIGITS, "rt") as source:
+        path.write_text("".join(itertools.islice(source, TRAINING_DIGITS)))
 
 
 def seal(workdir: Path, identity: Identity | None) -> None:

@@ -15,7 +15,7 @@ import gzip
 
 from graders.cases import Case, Program, cases
 from graders.comparison import close, is_array, is_number
-from graders.kit import DIGITS
+from graders.kit import DIGITS, TRAINING_DIGITS
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 SYMBOLS = {**BINARY, "matmul": "@", "pow": "**"}
@@ -619,7 +619,6 @@ def fit_cases(rng) -> list[Case]:
 
 
 MILESTONE_ACCURACY = 0.85  # the reference reaches 0.92 to 0.94 on the last 297 digits, whatever the draw
-TRAINING = 1500  # the first 1,500 digits train; the child never sees the other 297's labels
 # CPU seconds for fit's 5 epochs: the public milestone's rate (8 s for 20 epochs of a network
 # twice as wide), about 25 times what the reference takes (0.08 s).
 MILESTONE_SECONDS = 2.0
@@ -627,11 +626,11 @@ STOPPED_AFTER = 3.0  # CPU seconds after which the child stops fit: a slow loop 
 
 
 def held_out() -> tuple[list[list[float]], list[int]]:
-    """The digits past TRAINING: their pixels / 16 (sent to the child) and their labels (kept
+    """The digits past TRAINING_DIGITS: their pixels / 16 (sent to the child) and their labels (kept
     here, to score the child's predictions). Read with the standard library: the grading process
     has no other reason to import NumPy."""
     with gzip.open(DIGITS, "rt") as f:
-        rows = [[int(float(v)) for v in line.split(",")] for line in f if line.strip()][TRAINING:]
+        rows = [[int(float(v)) for v in line.split(",")] for line in f if line.strip()][TRAINING_DIGITS:]
     return [[v / 16 for v in row[:-1]] for row in rows], [row[-1] for row in rows]
 
 
@@ -641,7 +640,7 @@ def milestone_cases(rng) -> list[Case]:
         "(cross_entropy, SGD lr=0.1 momentum=0.9, 5 epochs of batches of 32), then its predictions "
         "for the other 297"
     )
-    p.add("digits", into="train", rows=TRAINING)
+    p.add("digits", into="train", rows=TRAINING_DIGITS)
     for name, kind, args in [("l1", "Linear", [64, 32]), ("r", "ReLU", []), ("l2", "Linear", [32, 10])]:
         p.add("layer", into=name, kind=kind, args=args)
     p.add("sequential", into="m", modules=["l1", "r", "l2"])
