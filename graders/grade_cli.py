@@ -47,7 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         "--visibility", choices=VISIBILITIES, help="when students see the hidden tests (default: after_due_date)"
     )
     parser.add_argument(
-        "--reference-cache", type=Path, help="a folder keeping the reference's answers for gradings with the same seed"
+        "--reference-cache",
+        type=Path,
+        help="a folder keeping the reference's answers for gradings with the same seed (default: "
+        "$XDG_CACHE_HOME or ~/.cache, in minigrad-grader/reference; none at the local level)",
     )
     parser.add_argument(
         "--refused",
