@@ -24,8 +24,8 @@ def main() -> int:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "graders.audit", "--jobs", str(JOBS), "--out", str(out)], cwd=ROOT)
     wall = time.perf_counter() - start
-    settings = json.loads((out / "results.json").read_text())["settings"]
-    mutants = len(json.loads((out / "results.json").read_text())["graded"])
+    results = json.loads((out / "results.json").read_text())
+    settings, mutants = results["settings"], len(results["graded"])
     load = os.getloadavg()[2]
     print(
         f"make audit: {mutants} mutants in {wall:.0f} s wall with {JOBS} jobs "
