@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.audit import allowed, report
+from graders.audit import allowed, report, run
 from graders.audit.grading import PublicRun
 from graders.audit.mutants import Mutant, capped, file_mutants, package_mutants
 from graders.audit.run import Graded, Kill
@@ -159,3 +159,24 @@ def test_an_audit_of_one_quiz_answer_end_to_end(tmp_path: Path):
     assert "| checkpoint.py | `Q1_DF_DA` | checkpoint | 2 | 0 | 1 | 2 (100.0%) | 0 | 0 | 0 |" in text
     assert (out / "report.csv").read_text().splitlines()[1].startswith("checkpoint.py,Q1_DF_DA,2,0,1,2,0,0,0")
     assert not (out / "work" / "b87a9c1745").exists()  # each mutant's folder is removed once graded
+
+
+def test_a_mutant_whose_grading_fails_is_reported_and_the_others_are_graded(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """A grader that crashes on one mutant costs that mutant, not the audit: it is listed with
+    the reason, left out of the share, and the audit does not pass until it is graded."""
+    mutants = [m for m in package_mutants(ROOT / "reference" / "minigrad") if m.function == "Q1_DF_DA"]
+
+    def fake_grade(graded: Graded, submission: Path, seeds: list[int], baseline: object) -> None:
+        if graded.mutant is mutants[0]:
+            raise RuntimeError("minigrad-grade failed: Traceback ...")
+        graded.hidden = {seed: Kill("checkpoint", 1.0, ("Q1",)) for seed in seeds}
+
+    monkeypatch.setattr(run, "_grade", fake_grade)
+    graded_ = [run.grade_one(m, [0, 1, 2], None, tmp_path) for m in mutants]
+    audit = report.Audit(graded_, {}, report.Settings([0, 1, 2], 2, None, {}, 1.0, 1.0))
+    assert graded_[0].error == "RuntimeError: minigrad-grade failed: Traceback ..."
+    assert [g.error for g in graded_[1:]] == [None] * (len(mutants) - 1)
+    assert audit.tally(audit.graded).counted == len(mutants) - 1 and audit.passes() is False
+    assert f"`{mutants[0].id}` (`Q1_DF_DA`): `RuntimeError: minigrad-grade failed" in report.markdown(audit)

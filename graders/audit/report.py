@@ -39,10 +39,11 @@ class Tally:
     survivors: int = 0
     public_only: int = 0
     seed_flagged: int = 0
+    not_graded: int = 0
 
     @property
     def counted(self) -> int:
-        return self.made - self.equivalent
+        return self.made - self.equivalent - self.not_graded
 
     @property
     def share(self) -> float:
@@ -52,6 +53,9 @@ class Tally:
         self.made += 1
         if graded.mutant.id in audit.allowed:
             self.equivalent += 1
+            return
+        if graded.error:
+            self.not_graded += 1
             return
         self.public += graded.killed_by_public
         self.hidden += audit.killed(graded)
@@ -67,9 +71,11 @@ class Audit:
         self.graded, self.allowed, self.settings = graded, allowed, settings
         self.main_seed = settings.seeds[0]
         ids = {g.mutant.id for g in graded}
-        self.public_only = [g for g in graded if g.killed_by_public and not self.killed(g)]
-        self.survivors = [g for g in graded if not self.killed(g) and g.mutant.id not in allowed]
-        self.seed_flagged = [g for g in graded if len({_verdict(g.hidden[s]) for s in settings.seeds}) > 1]
+        self.not_graded = [g for g in graded if g.error]
+        done = [g for g in graded if not g.error]
+        self.public_only = [g for g in done if g.killed_by_public and not self.killed(g)]
+        self.survivors = [g for g in done if not self.killed(g) and g.mutant.id not in allowed]
+        self.seed_flagged = [g for g in done if len({_verdict(g.hidden[s]) for s in settings.seeds}) > 1]
         self.stale = [e for e in allowed.values() if e.id not in ids]
         self.not_equivalent = [g for g in graded if g.mutant.id in allowed and self.killed(g)]
 
@@ -89,8 +95,9 @@ class Audit:
         return groups
 
     def passes(self) -> bool:
-        """The targets: no public-only mutant, and the hidden grader kills enough of the rest."""
-        return not self.public_only and self.tally(self.graded).share >= TARGET
+        """The targets: every mutant graded, no public-only mutant, and the hidden grader kills
+        enough of the rest."""
+        return not self.not_graded and not self.public_only and self.tally(self.graded).share >= TARGET
 
 
 def _verdict(kill) -> tuple:
@@ -147,6 +154,9 @@ def markdown(audit: Audit) -> str:
     lines += _mutant_list("Survivors (killed by neither the hidden grader nor the allow-list)", audit.survivors, audit)
     lines += _seed_table(audit)
     lines += _allow_list_problems(audit)
+    if audit.not_graded:
+        lines += ["", "## Not graded (a grading failed: the audit is incomplete until they are)", ""]
+        lines += [f"- `{g.mutant.id}` (`{g.mutant.function}`): `{g.error}`" for g in audit.not_graded]
     return "\n".join(lines) + "\n"
 
 
@@ -238,7 +248,7 @@ def mutant_csv(audit: Audit) -> str:
     )
     for g in audit.graded:
         m = g.mutant
-        hidden = ["" if (k := g.hidden[s]) is None else f"{k.part} -{k.lost:g}" for s in seeds]
+        hidden = ["" if (k := g.hidden.get(s)) is None else f"{k.part} -{k.lost:g}" for s in seeds]
         writer.writerow(
             [m.id, m.file, m.function, m.operator, m.line, m.id in audit.allowed, g.public.part if g.public else "",
              *hidden, f"{g.seconds:.2f}", "\n".join(m.changed)]

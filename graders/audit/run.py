@@ -10,6 +10,7 @@ pool is of threads that wait on them: `jobs` gradings run at once.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from .mutants import Mutant
 # Cheapest first (measured: a part's public checks take 0.3 s to 2.3 s, a hidden part 0.4 to 0.8 s).
 PUBLIC_ORDER = ("checkpoint", "value", "backward", "extensions", "tensor", "mlp")
 HIDDEN_ORDER = ("checkpoint", "value", "mlp", "tensor", "backward")
+ERROR_CHARS = 500  # of a failed grading's reason, in the report
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class Graded:
     public: grading.PublicRun | None = None  # the first part whose checks failed, None: all passed
     hidden: dict[int, Kill | None] = field(default_factory=dict)  # seed -> first kill, None: survived
     seconds: float = 0.0
+    error: str | None = None  # why it could not be graded (a grading crashed or timed out)
 
     @property
     def killed_by_public(self) -> bool:
@@ -95,23 +98,31 @@ def grade_one(mutant: Mutant, seeds: list[int], baseline: Baseline, work: Path) 
     shutil.rmtree(folder, ignore_errors=True)
     submission = grading.reference_copy(folder, mutant.file, mutant.source)
     try:
-        for part in sorted(grading.public_parts(mutant.file), key=PUBLIC_ORDER.index):
-            if not (run := grading.public_run(submission, part)).passed:
-                graded.public = run
-                break
-        order = sorted(grading.hidden_parts(mutant.file), key=HIDDEN_ORDER.index)
-        if graded.public is not None and graded.public.part in order:  # most likely to kill it
-            order.remove(graded.public.part)
-            order.insert(0, graded.public.part)
-        for seed in seeds:
-            graded.hidden[seed] = _first_kill(submission, order, seed, baseline)
-            if (kill := graded.hidden[seed]) is not None:
-                order.remove(kill.part)
-                order.insert(0, kill.part)
+        _grade(graded, submission, seeds, baseline)
+    except (OSError, ValueError, KeyError, RuntimeError, subprocess.SubprocessError) as error:
+        graded.error = f"{type(error).__name__}: {error}"[:ERROR_CHARS]  # said in the report; the rest go on
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     graded.seconds = time.monotonic() - started
     return graded
+
+
+def _grade(graded: Graded, submission: Path, seeds: list[int], baseline: Baseline) -> None:
+    """Fill in `graded`: the first public part that fails, then each seed's first hidden kill."""
+    mutant = graded.mutant
+    for part in sorted(grading.public_parts(mutant.file), key=PUBLIC_ORDER.index):
+        if not (run := grading.public_run(submission, part)).passed:
+            graded.public = run
+            break
+    order = sorted(grading.hidden_parts(mutant.file), key=HIDDEN_ORDER.index)
+    if graded.public is not None and graded.public.part in order:  # most likely to kill it
+        order.remove(graded.public.part)
+        order.insert(0, graded.public.part)
+    for seed in seeds:
+        graded.hidden[seed] = _first_kill(submission, order, seed, baseline)
+        if (kill := graded.hidden[seed]) is not None:
+            order.remove(kill.part)
+            order.insert(0, kill.part)
 
 
 def _first_kill(submission: Path, parts: list[str], seed: int, baseline: Baseline) -> Kill | None:

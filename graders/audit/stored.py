@@ -19,6 +19,7 @@ def dump(graded: list[Graded], settings: dict, path: Path) -> None:
             "public": asdict(g.public) if g.public else None,
             "hidden": {str(seed): asdict(kill) if kill else None for seed, kill in g.hidden.items()},
             "seconds": g.seconds,
+            "error": g.error,
         }
         for g in graded
     ]
@@ -34,5 +35,5 @@ def load(path: Path) -> tuple[list[Graded], dict]:
             for seed, kill in record["hidden"].items()
         }
         public = PublicRun(**record["public"]) if record["public"] else None
-        graded.append(Graded(Mutant(**record["mutant"]), public, hidden, record["seconds"]))
+        graded.append(Graded(Mutant(**record["mutant"]), public, hidden, record["seconds"], record.get("error")))
     return graded, data["settings"]
