@@ -1,26 +1,37 @@
-"""Part 2: whole-graph backpropagation, gradient accumulation, zeroing, numerical gradients."""
+"""Part 2: whole-graph backpropagation, gradient accumulation, zeroing, numerical gradients.
 
-import math
+Part 2 stands alone, as in the hidden suite: every graph here is built from the student's `+`
+and `*` only (a square is `s * s`), the two operators no backward() can do without. A mistake
+in tanh, exp, `-`, `/` or `**` then fails part 1's checks and none of these. The lesson's
+neuron keeps its tanh, made by the checks themselves (`trusted.tanh_node`).
+"""
+
 import random
 
 import pytest
 
 from feedback import expect_close, fail
 from student import module
-from trusted import central_difference, random_program, run_program, show_program
+from trusted import central_difference, random_program, run_program, show_program, tanh_node
 
 engine = module("engine")
 gradcheck = module("gradcheck")
 
 pytestmark = pytest.mark.backward
 
-ORDER_HINT = "backward() must visit nodes in reverse topological order (output first)"
+ORDER_HINT = (
+    "if part 1's checks of + or * fail too, fix those first; "
+    "else backward() must visit nodes in reverse topological order (output first)"
+)
 
 
 def lesson_example():
-    """f = (a*b + c)**2 at a = 2, b = -3, c = 10: df/da = -24, df/db = 16, df/dc = 8."""
+    """f = (a*b + c)**2 at a = 2, b = -3, c = 10: df/da = -24, df/db = 16, df/dc = 8.
+
+    The square is s * s, so a wrong `**` costs part 1's check of it, not these."""
     a, b, c = engine.Value(2.0, label="a"), engine.Value(-3.0, label="b"), engine.Value(10.0, label="c")
-    return (a * b + c) ** 2, (a, b, c)
+    s = a * b + c
+    return s * s, (a, b, c)
 
 
 def test_lesson_worked_example():
@@ -30,7 +41,7 @@ def test_lesson_worked_example():
         expect_close(
             leaf.grad,
             want,
-            what=f"f = (a*b + c)**2: df/d{leaf.label} after f.backward()",
+            what=f"f = s * s, s = a*b + c: df/d{leaf.label} after f.backward()",
             inputs={"a": 2.0, "b": -3.0, "c": 10.0},
             hint=ORDER_HINT,
         )
@@ -53,7 +64,7 @@ def test_node_used_twice_gets_both_contributions():
 def test_lesson_neuron():
     x1, x2, w1, w2 = engine.Value(2.0), engine.Value(0.0), engine.Value(-3.0), engine.Value(1.0)
     b = engine.Value(6.8813735870195432)
-    o = (x1 * w1 + x2 * w2 + b).tanh()
+    o = tanh_node(x1 * w1 + x2 * w2 + b)  # the checks' own tanh: this check tests backward() alone
     o.backward()
     inputs = {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432}
     for name, node, want in (("x1", x1, -1.5), ("w1", w1, 1.0), ("x2", x2, 0.5), ("w2", w2, 0.0), ("b", b, 0.5)):
@@ -72,11 +83,11 @@ def test_topological_order_lists_inputs_before_outputs():
     a, b = engine.Value(1.0), engine.Value(2.0)
     c = a * b
     d = c + a
-    e = d.tanh()
+    e = d * d
     order = engine.topological_order(e)
     if sorted(map(id, order)) != sorted(map(id, [a, b, c, d, e])):
         fail(
-            "topological_order(e) for e = (a*b + a).tanh()",
+            "topological_order(e) for e = d * d, d = a*b + a",
             {"a": 1.0, "b": 2.0},
             "the 5 nodes a, b, c, d, e once each",
             f"{len(order)} nodes",
@@ -123,7 +134,7 @@ def test_calling_backward_twice_accumulates():
     expect_close(
         a.grad,
         -48.0,
-        what="f.backward() twice on (a*b + c)**2: a.grad",
+        what="f.backward() twice on f = s * s, s = a*b + c: a.grad",
         inputs={"a": 2.0, "b": -3.0, "c": 10.0},
         hint="leaf gradients add up across calls, as in PyTorch; reset the interior nodes' grad to 0 "
         "before each pass, then set the root's grad to 1.0",
@@ -167,14 +178,14 @@ def test_random_graph_with_reused_nodes_matches_central_differences(seed):
 
 def test_numerical_grad_uses_central_differences():
     def f(a, b):
-        return a * b + a.exp()
+        return a * b * (a + b)
 
     xs = [0.7, -1.3]
     got = gradcheck.numerical_grad(f, xs)
-    want = [-1.3 + math.exp(0.7), 0.7]
+    want = [2 * 0.7 * -1.3 + (-1.3) ** 2, 0.7**2 + 2 * 0.7 * -1.3]  # 2ab + b**2, a**2 + 2ab
     if not isinstance(got, list) or len(got) != 2:
         fail(
-            "numerical_grad(f, [0.7, -1.3]) for f = a*b + a.exp()",
+            "numerical_grad(f, [0.7, -1.3]) for f = a*b*(a + b)",
             {"a": 0.7, "b": -1.3},
             "a list of 2 floats",
             got,
@@ -186,7 +197,7 @@ def test_numerical_grad_uses_central_differences():
             w,
             rtol=1e-6,
             atol=1e-8,
-            what=f"numerical_grad: slope in {name} of a*b + a.exp()",
+            what=f"numerical_grad: slope in {name} of a*b*(a + b)",
             inputs={"a": 0.7, "b": -1.3},
             hint="use (f(x + h) - f(x - h)) / (2h), moving one input at a time",
         )
