@@ -89,14 +89,18 @@ def binary_cases(rng) -> list[Case]:
     ]
 
 
-def one_input_program(rng, op: str, *args, low: float = -2.5) -> Program:
-    """`a op args` (or `a.op()`) with a random a >= low and a random upstream gradient."""
+def one_input_program(rng, op: str, *args, low: float = -2.5, preset: float = 0.0) -> Program:
+    """`a op args` (or `a.op()`) with a random a >= low and a random upstream gradient; with
+    `preset`, a.grad already holds that much, which the operator's backward must add to."""
     p = Program()
     a = p.value(round(rng.uniform(low, 2.5), 4), "a")
     out = p.apply(op, a, *args)
     p.shown = f"a {op} {args[0]}" if args else "-a" if op == "neg" else f"a.{op}()"
     g = upstream(rng)
     p.inputs["out.grad"] = g
+    if preset:
+        p.add("set_grad", ref=a, grad=preset)
+        p.inputs["grad before"] = preset
     p.add("set_grad", ref=out, grad=g)
     p.add("local_backward", root=out)
     p.read("data", out, "forward value")
@@ -105,15 +109,21 @@ def one_input_program(rng, op: str, *args, low: float = -2.5) -> Program:
     return p
 
 
-def unary_program(rng, op: str) -> Program:
-    return one_input_program(rng, op, low=0.2 if op == "log" else -2.5)
+def unary_program(rng, op: str, preset: float = 0.0) -> Program:
+    return one_input_program(rng, op, low=0.2 if op == "log" else -2.5, preset=preset)
 
 
 def unary_cases(rng) -> list[Case]:
-    return [
+    """Each operator at three random points and its extremes, then once more with a.grad
+    already 1.5 (drawn last, so the other programs' inputs stay what they were): a backward
+    that sets the gradient with `=` instead of adding to it fails here."""
+    made = [
         Case(op, "value", p_what(op), HINTS[op], [unary_program(rng, op) for _ in range(3)] + EXTREMES.get(op, []))
         for op in UNARY
     ]
+    for case in made:
+        case.programs.append(unary_program(rng, case.id, preset=1.5))
+    return made
 
 
 def saturated_sigmoid(x: float) -> Program:
