@@ -4,12 +4,6 @@ Each of the project's own bug specimens (tests/submissions/bug-*.json) goes thro
 checks of every part its changed files reach; in each part where a check fails, the hidden
 grader must take points (the extensions' checks are answered by the hidden bonus tests). A
 student who sees `make check` fail and submits anyway must not keep that part's points.
-
-One exception, DESIGN's "parts are independent": part 2's public checks build graphs with
-tanh and exp, part 2's hidden tests do not, so a wrong tanh costs part 1's hidden points and
-not part 2's. A public failure in a part is therefore also answered when an earlier part that
-shares its file fails its public checks too and loses hidden points: the mistake is that
-part's, and it is paid there.
 """
 
 from __future__ import annotations
@@ -20,7 +14,6 @@ import pytest
 
 from course.submissions import load, materialize
 from graders.audit import grading
-from graders.parts import COURSE
 
 from grading import ROOT, needs_isolation
 
@@ -64,23 +57,8 @@ def test_hidden_takes_points_wherever_public_checks_fail(spec: Path, tmp_path: P
     files = changed_files(submission / "minigrad")
     seed = load(spec).get("seed", DEFAULT_SEED)
     caught = public_losses(submission, files)
-    answered = {part for part in caught if hidden_answers(submission, part, files, seed, tmp_path / "cache")}
-    missed = [part for part in caught if part not in answered and not set(earlier(part)) & answered]
+    missed = [part for part in caught if not hidden_answers(submission, part, files, seed, tmp_path / "cache")]
     assert missed == [], f"{spec.stem}: the public checks of {missed} fail, the hidden grader takes no point there"
-
-
-def earlier(part: str) -> list[str]:
-    """The numbered parts before `part` that share a file with it (parts 1 and 2 for part 3)."""
-    by_name = {p.name: p for p in COURSE}
-    if part not in by_name:
-        return []
-    this = by_name[part]
-    return [p.name for p in COURSE if 0 < (p.number or 0) < (this.number or 0) and set(p.modules) & set(this.modules)]
-
-
-def test_an_earlier_part_is_one_that_shares_a_file():
-    assert earlier("backward") == ["value"] and earlier("mlp") == ["value", "backward"]
-    assert earlier("tensor") == [] and earlier("value") == [] and earlier("extensions") == []
 
 
 def test_changed_files_names_what_a_specimen_edits(tmp_path: Path) -> None:
