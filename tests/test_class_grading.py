@@ -27,7 +27,7 @@ from course.submissions import expected_scores, load, materialize
 from graders import course_seed
 from graders.class_grading import cli, report
 
-from grading import ROOT, STRONG, bonus_score, grader_tmp, leftover_processes, needs_isolation
+from grading import ROOT, STRONG, bonus_score, ctrl_c_reaches_it, grader_tmp, leftover_processes, needs_isolation
 from nbgrader_export import nbgrader_export
 
 pytestmark = needs_isolation
@@ -118,7 +118,7 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
     _, counts = report.bins(list(with_bonus.values()), 122 + 5)  # histogram.png's bars: everyone, 127 too
     assert counts == [0] * 7 + [1, 0, 0, 1, 2, 0, 1, 1, 1, 0, 0, 1, 7]
     summary = (tmp_path / "out" / "summary.md").read_text()
-    assert "| total | 97.27 | 113.5 | 44.5 | 122 | 122 |\n| bonus | 4.53 | 5 | 0 | 5 | 5 |\n" in summary
+    assert "| total | 97.20 | 113.5 | 44.5 | 122 | 122 |\n| bonus | 4.53 | 5 | 0 | 5 | 5 |\n" in summary
     items = read_csv(tmp_path / "out" / "item_analysis.csv")
     assert {item["students"] for item in items} == {"15"}  # dev-broken's tensor loads: it counts
     assert {item["test"].split("[")[-1].rstrip("]") for item in items if item["bonus"] == "bonus"} == BONUS_TESTS
@@ -285,7 +285,12 @@ def test_ctrl_c_keeps_every_finished_grade_and_resume_grades_the_rest(tmp_path: 
     ]
     with grader_tmp() as work:
         process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(work)}
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "TMPDIR": str(work)},
+            preexec_fn=ctrl_c_reaches_it,
         )
         deadline = time.monotonic() + 300
         while not (out / "a-ada" / "grading.json").exists():  # Ada's grade is complete
