@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -98,3 +99,10 @@ def _held(uid: int) -> bool:
         return True
     finally:
         os.close(fd)
+
+
+def ctrl_c_reaches_it() -> None:
+    """A Popen `preexec_fn`: SIGINT as a terminal's Ctrl-C sends it. A shell leaves SIGINT
+    ignored in a command it runs in the background (CI's, `make test &`), a child inherits
+    that, and Python then never raises KeyboardInterrupt: a test of Ctrl-C would pass nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -23,7 +23,7 @@ from test_class_grading import grade_class, read_csv
 from course.submissions import materialize
 from graders.class_grading import cluster, jobs, kit_version, packing
 
-from grading import ROOT, leftover_processes, needs_isolation
+from grading import ROOT, ctrl_c_reaches_it, leftover_processes, needs_isolation
 
 pytestmark = needs_isolation
 DASK = Path(sys.executable).with_name("dask")
@@ -339,7 +339,9 @@ def test_ctrl_c_stops_every_grading_on_every_worker(
         dask_cluster.address,
         *(arg for pair in certificates.items() for arg in pair),
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_reaches_it
+    )
     running = lambda: [pid for folder in dask_cluster.folders.values() for pid in gradings_under(folder)]  # noqa: E731
     wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 2 and len(running()) == 2, 300, "two gradings")
     process.send_signal(signal.SIGINT)
