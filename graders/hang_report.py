@@ -18,12 +18,10 @@ import json
 import re
 from dataclasses import dataclass
 
-from .protocol import Outcome, failure
+from .protocol import LOCATION, Outcome, failure
 
 KNOWN = "KnownFailure"  # the error the child raises in place of a known hang or exit
 MODULE = re.compile(r"minigrad(\.[A-Za-z_]\w*)*")
-NAME = re.compile(r"[A-Za-z_<][\w<>.]*")
-FILE = re.compile(r"[\w.-]+\.py")
 NAME_LIMIT = 200
 
 
@@ -71,10 +69,10 @@ def parse(line: bytes, due: int) -> Stuck | Import | None:
         module, name, file, number = (stuck[key] for key in ("module", "name", "file", "line"))
     except (ValueError, RecursionError, TypeError, KeyError):
         return None
-    texts = (module, name, file)
-    if not all(isinstance(text, str) and len(text) <= NAME_LIMIT for text in texts) or type(number) is not int:
+    if not all(isinstance(text, str) and len(text) <= NAME_LIMIT for text in (module, name, file)):
         return None
-    if not (MODULE.fullmatch(module) and NAME.fullmatch(name) and FILE.fullmatch(file)):
+    where = {"function": name, "file": file, "line": number}  # checked as any error's place is
+    if not (MODULE.fullmatch(module) and all(LOCATION[key](value) for key, value in where.items())):
         return None
     return Stuck(module, name, file, number)
 
