@@ -168,16 +168,18 @@ def _wait_for_workers(address: str, certificates: dict[str, str], count: int) ->
 
 
 def gradings_under(folder: Path) -> dict[int, str]:
-    """Live `minigrad-grade` processes grading a submission unpacked under `folder`: for each,
-    the student (the upload its `--label` names)."""
+    """Live gradings of a submission unpacked under `folder`: for each, the student. A grading
+    is a fork of the worker's forkserver whose stderr is `grader-stderr.txt` in its task folder,
+    `minigrad-task-STUDENT-*` (jobs.py)."""
     found = {}
     for entry in Path("/proc").iterdir():
         try:
-            argv = [arg.decode() for arg in (entry / "cmdline").read_bytes().split(b"\0")]
+            stderr = Path(os.readlink(entry / "fd" / "2"))
         except OSError:
             continue
-        if "graders" in argv and "--label" in argv and any(arg.startswith(str(folder)) for arg in argv):
-            found[int(entry.name)] = Path(argv[argv.index("--label") + 1]).name
+        task = stderr.parent.name
+        if stderr.name == jobs.STDERR and stderr.is_relative_to(folder) and task.startswith(jobs.TASK):
+            found[int(entry.name)] = task.removeprefix(jobs.TASK).rsplit("-", 1)[0]
     return found
 
 

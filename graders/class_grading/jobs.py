@@ -3,15 +3,18 @@
 A `Job` is plain data: the student's packed files (packing.py), the grader's options (the seed
 fixed by the class command, so a rerun anywhere is identical) and the kit version the class
 command runs. `grade(job)` checks the kit version, unpacks the files into a folder of its own,
-runs `minigrad-grade` on them as a subprocess and returns results.json's and report.json's
-text; the class command writes them. So a class grade is exactly the grade a student would get
-alone, and nothing assumes the machine that grades shares a filesystem with the class command.
+runs `minigrad-grade` on them and returns results.json's and report.json's text; the class
+command writes them. So a class grade is exactly the grade a student would get alone, and
+nothing assumes the machine that grades shares a filesystem with the class command.
 
-The subprocess runs in a session of its own (Ctrl-C reaches only the class command, which then
-stops the gradings) and gets SIGTERM if the thread that started it dies (a cluster worker
-killed mid-grading): the grader's own SIGTERM handler kills its children, deletes its work
-folders and frees its uid. On a cluster worker, a task the class command cancelled stops its
-subprocess within a poll; a stopped grading returns nothing.
+`minigrad-grade` runs as a fork of this process's forkserver (forkserver.py), which has
+already imported the grader: the same command, in a process and session of its own (Ctrl-C
+reaches only the class command, which then stops the gradings), that gets SIGTERM if the
+process that asked for it dies (a cluster worker killed mid-grading): the grader's own SIGTERM
+handler kills its children, deletes its work folders and frees its uid. On a cluster worker,
+a task the class command cancelled stops its grading within a poll; a stopped grading returns
+nothing. Its stderr goes to `grader-stderr.txt` in the task's folder, named
+`minigrad-task-STUDENT-*`, so `ls -l /proc/PID/fd/2` tells which student a grading is.
 
 The class submits gradings to a `concurrent.futures.Executor`. Locally that is a thread pool
 whose threads only wait: each grading is already a process of its own, with its own uid and
@@ -20,10 +23,6 @@ limits, so a process pool would add nothing but start-up time.
 
 from __future__ import annotations
 
-import ctypes
-import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -31,14 +30,13 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import dask_worker, kit_version, packing
+from . import dask_worker, forkserver, kit_version, packing
 
-GRADER = (sys.executable, "-m", "graders")
 TIMEOUT = 600.0  # seconds; the grader bounds itself far below this (its children have 150 s together)
 POLL = 0.25  # seconds between checks that the task is still wanted
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
-_prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the forked child only calls it
-_running: set[subprocess.Popen] = set()
+TASK, STDERR = "minigrad-task-", "grader-stderr.txt"  # a task's folder is TASK + student + "-" + random
+_server: forkserver.Client | None = None
+_running: dict[int, forkserver.Client] = {}  # each grading's pid, and the server that forked it
 _lock = threading.Lock()
 
 
@@ -75,12 +73,13 @@ def grade(job: Job) -> Graded:
             f"kit version mismatch: this worker runs {here[:12]}, "
             f"the class command {job.kit[:12]}; install the same kit on both",
         )
-    with tempfile.TemporaryDirectory(prefix="minigrad-task-", dir=dask_worker.scratch()) as scratch:
+    with tempfile.TemporaryDirectory(prefix=f"{TASK}{job.student}-", dir=dask_worker.scratch()) as scratch:
         submission, out = Path(scratch) / "submission", Path(scratch) / "out"
         submission.mkdir()
         packing.unpack(job.archive, submission)
         cache = job.cache or str(dask_worker.reference_cache())
-        problem = _run([*GRADER, str(submission), "--out", str(out), *job.options, "--reference-cache", cache])
+        flags = [str(submission), "--out", str(out), *job.options, "--reference-cache", cache]
+        problem = _run(flags, Path(scratch) / STDERR)
         if problem is not None:
             return Graded(job.student, None, None, problem)
         results, report = (_read(out / name) for name in ("results.json", "report.json"))
@@ -89,41 +88,49 @@ def grade(job: Job) -> Graded:
     return Graded(job.student, results, report, None)
 
 
-def _run(command: list[str]) -> str | None:
+def _run(flags: list[str], stderr: Path) -> str | None:
     """Run the grader to its end (or its stop); the problem, or None when it exited 0."""
-    process = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        preexec_fn=_die_with_parent,
-    )
+    server = _forkserver()
+    if (pid := server.start(flags, stderr)) is None:
+        return "the grading server stopped before the grading started"
     with _lock:
-        _running.add(process)
-    stderr: list[bytes] = []
-    waiter = threading.Thread(target=lambda: stderr.append(process.communicate()[1]), daemon=True)
-    waiter.start()
+        _running[pid] = server
     deadline = time.monotonic() + TIMEOUT
     try:
-        while True:
-            waiter.join(POLL)
-            if not waiter.is_alive():
-                break
+        while (status := server.wait(pid, POLL)) is None:
             stop = "the task was cancelled" if dask_worker.cancelled() else None
             if time.monotonic() > deadline:
                 stop = f"the grader took over {TIMEOUT:.0f} s and was stopped"
             if stop:
-                process.terminate()
-                waiter.join()
+                server.stop(pid)
+                server.wait(pid, None)
                 return stop
     finally:
         with _lock:
-            _running.discard(process)
-    if process.returncode != 0:
-        last = (stderr[0].decode("utf-8", "replace").strip().splitlines() or [""])[-1]
-        return f"the grader exited with status {process.returncode}: {last}"
+            _running.pop(pid, None)
+    if status != 0:
+        return f"the grader exited with status {status}: {_last_line(stderr)}"
     return None
+
+
+def _forkserver() -> forkserver.Client:
+    """This process's forkserver, started on first use (and again if it ever stopped)."""
+    global _server
+    with _lock:
+        if _server is None or not _server.alive():
+            _server = forkserver.Client()
+        return _server
+
+
+def _last_line(path: Path) -> str:
+    """The last line the grader wrote to stderr (read from the end: its size is not bounded)."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(0, path.stat().st_size - 4096))
+            lines = file.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
 
 
 def _read(path: Path) -> str | None:
@@ -133,16 +140,9 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _die_with_parent() -> None:
-    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-
-
 def stop_all() -> None:
     """SIGTERM every grading still running in this process, as Ctrl-C asks."""
     with _lock:
-        running = list(_running)
-    for process in running:
-        try:
-            process.send_signal(signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+        running = list(_running.items())
+    for pid, server in running:
+        server.stop(pid)
