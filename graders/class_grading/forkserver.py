@@ -35,16 +35,21 @@ from pathlib import Path
 from _pytest.config import default_plugins
 
 from graders import grade_cli
+from graders.isolation import sandbox
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def preload() -> None:
     """Import the plugins every grading loads: the JSON report and pytest's built-in ones,
-    which pytest imports only when a run starts."""
+    which pytest imports only when a run starts. Then learn what each grading asks this
+    machine first, the answers a process keeps: whether bubblewrap may make namespaces here,
+    and which compiled modules each level's Python loads (a program run each)."""
     importlib.import_module("pytest_jsonreport.plugin")
     for name in default_plugins:
         importlib.import_module(f"_pytest.{name}")
+    for level in sandbox.available_levels():
+        sandbox.numpy_for(sandbox.python_for(level))
 
 
 def serve() -> None:
