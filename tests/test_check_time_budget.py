@@ -9,6 +9,7 @@ run a tenth of the time, so its share of a core is about 10% whatever else the m
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -56,5 +57,10 @@ def test_a_starved_loop_is_stopped_by_the_cpu_it_used_not_called_a_wait(tmp_path
                "--no-header", "-p", "no:cacheprovider", "--part", "value", "--time-limit", "0.5",
                "-k", "test_unary_forward and -a"]  # fmt: skip
     out = run_throttled(command, share=0.1, limit=120)
-    assert "took 0.5 s (limit 0.5 s): slow, or an endless loop in `Value.__neg__` (minigrad/engine.py:" in out, out
+    # The CPU alarm is checked at the kernel's tick, and the throttling's stops and starts make
+    # the check's CPU time coarse: it says what it measured, 0.5 s or a tick or two more.
+    took = re.search(
+        r"took (\d+\.\d) s \(limit 0.5 s\): slow, or an endless loop in `Value.__neg__` \(minigrad/engine.py:", out
+    )
+    assert took and 0.5 <= float(took[1]) < 1.0, out
     assert "waited" not in out, out
