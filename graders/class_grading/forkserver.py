@@ -43,8 +43,8 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 def preload() -> None:
     """Import the plugins every grading loads: the JSON report and pytest's built-in ones,
     which pytest imports only when a run starts. Then learn what each grading asks this
-    machine first, the answers a process keeps: whether bubblewrap may make namespaces here,
-    and which compiled modules each level's Python loads (a program run each)."""
+    machine first, answers a process keeps once found: whether bubblewrap may make namespaces
+    here, and which NumPy each level's child can load (each found by running a program)."""
     importlib.import_module("pytest_jsonreport.plugin")
     for name in default_plugins:
         importlib.import_module(f"_pytest.{name}")
