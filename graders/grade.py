@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from . import output_files, reference_cache, root_cause, upload_check
+from . import intake, output_files, reference_cache, root_cause, upload_check
 from .escape import json_text, say, terminal, untrusted
 from .grading_run import GradingRun
 from .isolation import identity, sandbox, selftest
@@ -163,7 +163,7 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
         f"isolation: {level}{'' if level != 'local' else ' (untrusted: not for official grades)'}, seed: {seed}",
         *([f"note: {passed_over}"] if passed_over else []),
         *(f"refused: {untrusted(problem)}" for problem in copied.refused),
-        *([] if copied.found else ["no minigrad/ folder found in the submission"]),
+        *([] if copied.found else [intake.NOT_FOUND]),
         *(f"{check.name}: {check.status}" for check in first if copied.found),
     ]
     text = summary(records[len(first) :], header, grading_run.notes)

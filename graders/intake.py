@@ -25,6 +25,7 @@ MAX_TOTAL_BYTES = 4 * 1024 * 1024
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.py")
 DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK  # a FIFO must not block the grader
+NOT_FOUND = "no minigrad/ folder found in the submission"  # a grade's output says so when `found` is False
 
 
 @dataclass

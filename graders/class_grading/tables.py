@@ -12,13 +12,11 @@ import io
 import statistics
 from pathlib import Path
 
-from graders import output_files
+from graders import intake, output_files
 from graders.escape import csv_cell
 from graders.results import read
 
 from .records import StoredGrade
-
-NO_PACKAGE = "no minigrad/ folder found in the submission"  # the grade's output says so (graders/grade.py)
 
 
 def number(x: float) -> str:
@@ -144,7 +142,7 @@ def loaded(results: dict) -> bool:
     empty upload, or one whose every code test failed (a syntax error, a missing file), says
     nothing about which tests tell strong students from weak ones, and would make every test
     look discriminating."""
-    if NO_PACKAGE in results.get("output", ""):
+    if intake.NOT_FOUND in results.get("output", ""):
         return False
     code = [test.passed for test in read(results).tests if test.part != "checkpoint"]
     return not code or any(code)
