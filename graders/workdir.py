@@ -4,8 +4,6 @@ the submission, readable by that grading's uid alone.
 
 from __future__ import annotations
 
-import gzip
-import itertools
 import os
 import shutil
 import tempfile
@@ -13,7 +11,7 @@ from pathlib import Path
 
 from . import intake
 from .isolation.identity import Identity
-from .kit import CHILD, CHILD_DIGITS, DIGITS, TRAINING_DIGITS
+from .kit import CHILD, CHILD_DIGITS, TRAINING_DIGITS, digit_rows
 
 
 def prepare_workdir(submission: Path | None, identity: Identity | None) -> tuple[Path, intake.Intake]:
@@ -43,8 +41,7 @@ def with_runner() -> Path:
 def _training_digits(path: Path) -> None:
     """Part 4's training digits, from our own copy: the child reads data only the grader hands
     it, and never the milestone's test labels, which a forging submission could read back."""
-    with gzip.open(DIGITS, "rt") as source:
-        path.write_text("".join(itertools.islice(source, TRAINING_DIGITS)))
+    path.write_text("".join(digit_rows()[:TRAINING_DIGITS]))
 
 
 def seal(workdir: Path, identity: Identity | None) -> None:

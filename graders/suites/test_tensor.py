@@ -11,11 +11,9 @@ child sends raw observations (arrays, predicted labels, CPU seconds) and the che
 here, after checking their shape and types: the digits' test labels never leave this process.
 """
 
-import gzip
-
 from graders.cases import Case, Program, cases
 from graders.comparison import close, is_array, is_number
-from graders.kit import DIGITS, TRAINING_DIGITS
+from graders.kit import TRAINING_DIGITS, digit_rows
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 SYMBOLS = {**BINARY, "matmul": "@", "pow": "**"}
@@ -629,8 +627,7 @@ def held_out() -> tuple[list[list[float]], list[int]]:
     """The digits past TRAINING_DIGITS: their pixels / 16 (sent to the child) and their labels (kept
     here, to score the child's predictions). Read with the standard library: the grading process
     has no other reason to import NumPy."""
-    with gzip.open(DIGITS, "rt") as f:
-        rows = [[int(float(v)) for v in line.split(",")] for line in f if line.strip()][TRAINING_DIGITS:]
+    rows = [[int(float(v)) for v in line.split(",")] for line in digit_rows()[TRAINING_DIGITS:]]
     return [[v / 16 for v in row[:-1]] for row in rows], [row[-1] for row in rows]
 
 
