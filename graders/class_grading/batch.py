@@ -105,20 +105,10 @@ def grade_class(
     graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in problems}
     flagged = {s: str(r.grading["flag"]) for s, r in graded.items() if r.grading.get("flag")}  # kept ones too
     missing = [s for s in expected if s not in students]
-    columns, extra = key_columns(options, submissions, graded)
-    write_tables(
-        out,
-        options.parts.split(","),
-        students,
-        graded,
-        missing,
-        problems,
-        flagged,
-        columns,
-        extra,
-        {s: before[s] for s in before if s in graded},
-    )
-    said = [f"{student}: {why}" for student, why in sorted({**flagged, **problems}.items())]
+    columns, keys = key_columns(options, submissions, graded)
+    roll = tables.Roll(students, graded, missing, problems, flagged, columns, keys)
+    write_tables(out, options.parts.split(","), roll, {s: before[s] for s in before if s in graded})
+    said = [f"{student}: {why}" for student, why in sorted(roll.errors.items())]
     facts = {
         "layout": layout,
         "seed": seed,
@@ -387,23 +377,14 @@ def finish(
     return None
 
 
-def write_tables(
-    out: Path,
-    parts: list[str],
-    students: list[str],
-    graded: dict[str, StoredGrade],
-    missing: list[str],
-    problems: dict[str, str],
-    flagged: dict[str, str],
-    columns: list[str],
-    extra: dict[str, dict[str, str]],
-    before: dict[str, dict],
-) -> None:
-    tables.grades(out, [p for p in PARTS if p in parts], students, graded, missing, problems, flagged, columns, extra)
-    tables.errors(out, {**flagged, **problems})
+def write_tables(out: Path, parts: list[str], roll: tables.Roll, before: dict[str, dict]) -> None:
+    """The class's CSV files and the students' feedback bundle; changes.csv only on a regrade
+    (`before`: the earlier results of students graded again)."""
+    tables.grades(out, [p for p in PARTS if p in parts], roll)
+    tables.errors(out, roll.errors)
     if before:
-        tables.changes(out, before, graded)
-    feedback.write_zip(out, {student: record.results for student, record in graded.items()})
+        tables.changes(out, before, roll.graded)
+    feedback.write_zip(out, {student: record.results for student, record in roll.graded.items()})
 
 
 def _levels(graded: dict[str, StoredGrade]) -> set[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 
 from graders import intake, output_files
@@ -17,6 +18,24 @@ from graders.escape import csv_cell
 from graders.results import read
 
 from .records import StoredGrade
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Every student the class's tables list, and what became of each this run."""
+
+    students: list[str]  # who submitted
+    graded: dict[str, StoredGrade]
+    missing: list[str]  # on the roster, with no submission
+    failed: dict[str, str]  # no grade: upload refused, or the grader failed
+    flagged: dict[str, str]  # graded, with a warning (code but no package)
+    columns: list[str]  # the layout's keys, lateness, the late total
+    keys: dict[str, dict[str, str]]  # each student's values of `columns`
+
+    @property
+    def errors(self) -> dict[str, str]:
+        """What errors.csv lists: every student with a problem, graded or not."""
+        return {**self.flagged, **self.failed}
 
 
 def number(x: float) -> str:
@@ -33,25 +52,14 @@ def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None
     output_files.write_new(out, name, text.getvalue().encode())
 
 
-def grades(
-    out: Path,
-    parts: list[str],
-    students: list[str],
-    records: dict[str, StoredGrade],
-    missing: list[str],
-    failed: dict[str, str],
-    flagged: dict[str, str] | None = None,
-    columns: list[str] | None = None,
-    keys: dict[str, dict[str, str]] | None = None,
-) -> None:
+def grades(out: Path, parts: list[str], roll: Roll) -> None:
     """grades.csv: one row per student who submitted or is on the roster; status says whether
     they were graded (with a flag in errors.csv: code found but no package), the upload was
     refused, the grader failed, they submitted nothing, or Ctrl-C came first. `total` is the
     score with the bonus in it, as `nbgrader export` gives it and as an LMS import takes it;
     `bonus` is the optional extensions' points and `base` the rest (the parts add up to it, out
-    of `max_score`), so a student who lost points never reads as full marks. `columns` come
-    last: the layout's keys of each student (`keys`), lateness and the total after a late policy."""
-    flagged, columns, keys = flagged or {}, columns or [], keys or {}
+    of `max_score`), so a student who lost points never reads as full marks. The roll's
+    `columns` come last."""
     header = [
         "student",
         "total",
@@ -64,20 +72,20 @@ def grades(
         "graded_at",
         "submission",
         "status",
-        *columns,
+        *roll.columns,
     ]
     rows = []
-    for student in sorted({*students, *missing}):
-        record, own = records.get(student), [keys.get(student, {}).get(column, "") for column in columns]
+    for student in sorted({*roll.students, *roll.missing}):
+        record, own = roll.graded.get(student), [roll.keys.get(student, {}).get(column, "") for column in roll.columns]
         if record is None:
-            refused = failed.get(student, "").startswith("upload refused")
+            refused = roll.failed.get(student, "").startswith("upload refused")
             status = (
                 "not graded: upload refused (see errors.csv)"
                 if refused
                 else "error (see errors.csv)"
-                if student in failed
+                if student in roll.failed
                 else "no submission"
-                if student in missing
+                if student in roll.missing
                 else "not graded (interrupted: run again with --resume)"
             )
             rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", "", status, *own])
@@ -97,7 +105,7 @@ def grades(
                 extra.get("isolation", ""),
                 record.grading.get("graded_at", ""),
                 record.grading.get("submission", ""),
-                "graded (see errors.csv)" if student in flagged else "graded",
+                "graded (see errors.csv)" if student in roll.flagged else "graded",
                 *own,
             ]
         )
