@@ -191,6 +191,29 @@ def wait_until(condition, seconds: float, what: str) -> float:
     return time.monotonic() - start
 
 
+def class_on_cluster(
+    dask_cluster: Cluster, certificates: dict[str, str], sample_class: Path, out: Path, **popen: object
+) -> subprocess.Popen:
+    """minigrad-class grading the sample class on the cluster, started and left running."""
+    command = [*CLASS_COMMAND, str(sample_class), "--out", str(out), "--seed", "5", "--scheduler", dask_cluster.address]
+    command += [arg for pair in certificates.items() for arg in pair]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def students_on_w1(dask_cluster: Cluster, out: Path) -> set[str]:
+    """The students worker w1 is grading, once a few grades are in (so the class is well under
+    way) and w1 has a grading running."""
+    students: set[str] = set()
+
+    def under_way() -> bool:  # the students seen in the same look that saw them running
+        students.clear()
+        students.update(gradings_under(dask_cluster.folders["w1"]).values())
+        return len(list(out.glob("*/grading.json"))) >= 3 and bool(students)
+
+    wait_until(under_way, 300, "a grading on w1")
+    return students
+
+
 def test_the_cluster_gives_the_local_grades(
     dask_cluster: Cluster,
     certificates: dict[str, str],
@@ -220,24 +243,11 @@ def start_and_kill_w1(
 ) -> tuple[subprocess.Popen, set[str], float]:
     """Grade the sample class on the cluster and kill worker w1 (SIGKILL, by its pid) while it
     grades, once a few grades are in; the students it was grading, and when it was killed."""
-    command = [
-        *CLASS_COMMAND,
-        str(sample_class),
-        "--out",
-        str(out),
-        "--seed",
-        "5",
-        "--scheduler",
-        dask_cluster.address,
-        *(arg for pair in certificates.items() for arg in pair),
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    w1 = dask_cluster.folders["w1"]
-    wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 3 and gradings_under(w1), 300, "a grading on w1")
-    students = set(gradings_under(w1).values())
+    process = class_on_cluster(dask_cluster, certificates, sample_class, out)
+    students = students_on_w1(dask_cluster, out)
     dask_cluster.workers["w1"].kill()
     killed_at = time.monotonic()
-    wait_until(lambda: not gradings_under(w1), 10, "w1's gradings to stop")
+    wait_until(lambda: not gradings_under(dask_cluster.folders["w1"]), 10, "w1's gradings to stop")
     return process, students, killed_at
 
 
@@ -296,20 +306,8 @@ def test_a_hung_worker_is_dropped_after_worker_ttl(
     """w1 frozen (SIGSTOP) mid-grading stops answering the scheduler's heartbeats; after the
     scheduler's worker-ttl (5 s here) it is dropped and its gradings are rerun on w2."""
     out, w1 = tmp_path / "out", dask_cluster.folders["w1"]
-    command = [
-        *CLASS_COMMAND,
-        str(sample_class),
-        "--out",
-        str(out),
-        "--seed",
-        "5",
-        "--scheduler",
-        dask_cluster.address,
-        *(arg for pair in certificates.items() for arg in pair),
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 3 and gradings_under(w1), 300, "a grading on w1")
-    students = set(gradings_under(w1).values())
+    process = class_on_cluster(dask_cluster, certificates, sample_class, out)
+    students = students_on_w1(dask_cluster, out)
     dask_cluster.workers["w1"].send_signal(signal.SIGSTOP)
     try:
         took = wait_until(lambda: all((out / s / "grading.json").exists() for s in students), 120, "w1's students")
@@ -330,20 +328,7 @@ def test_ctrl_c_stops_every_grading_on_every_worker(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "out"
-    command = [
-        *CLASS_COMMAND,
-        str(sample_class),
-        "--out",
-        str(out),
-        "--seed",
-        "5",
-        "--scheduler",
-        dask_cluster.address,
-        *(arg for pair in certificates.items() for arg in pair),
-    ]
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_reaches_it
-    )
+    process = class_on_cluster(dask_cluster, certificates, sample_class, out, preexec_fn=ctrl_c_reaches_it)
     running = lambda: [pid for folder in dask_cluster.folders.values() for pid in gradings_under(folder)]  # noqa: E731
     wait_until(lambda: len(list(out.glob("*/grading.json"))) >= 2 and len(running()) == 2, 300, "two gradings")
     process.send_signal(signal.SIGINT)
