@@ -28,7 +28,7 @@ import pytest
 
 from course.submissions import materialize
 from graders import intake
-from graders.class_grading import archives, batch, jobs, layouts, packing
+from graders.class_grading import archives, dispatch, jobs, layouts, packing
 
 from grading import ROOT, grader_tmp, needs_isolation
 from nbgrader_export import nbgrader_export
@@ -595,7 +595,7 @@ def test_an_upload_that_cannot_be_packed_or_written_costs_only_its_student(tmp_p
     """Packing and writing run in the class command itself, on student text: whatever they
     raise is that student's row in errors.csv, and the other students are still graded."""
 
-    def make_job(task: batch.Task) -> jobs.Job:
+    def make_job(task: dispatch.Task) -> jobs.Job:
         if task.student == "packs-badly":
             raise UnicodeEncodeError("utf-8", "\udcff", 0, 1, "surrogates not allowed")
         return jobs.Job(task.student, b"", "digest", (), "kit", None, 0.0)
@@ -606,8 +606,8 @@ def test_an_upload_that_cannot_be_packed_or_written_costs_only_its_student(tmp_p
         return None
 
     monkeypatch.setattr(jobs, "grade", lambda job: jobs.Graded(job.student, "{}", "{}", None))
-    tasks = [batch.Task(name, tmp_path, 0.0) for name in ("honest", "packs-badly", "writes-badly", "later")]
-    failed, interrupted = batch.run(tasks, ThreadPoolExecutor(1), 2, make_job, finish)
+    tasks = [dispatch.Task(name, tmp_path, 0.0) for name in ("honest", "packs-badly", "writes-badly", "later")]
+    failed, interrupted = dispatch.run(tasks, ThreadPoolExecutor(1), 2, make_job, finish)
     assert not interrupted
     assert failed == {
         "packs-badly": "the upload could not be packed: UnicodeEncodeError: "

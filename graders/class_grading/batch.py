@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import shlex
 import sys
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-
-from tqdm import tqdm
 
 from graders import grade, intake
 from graders.escape import say
 from graders.parts import PARTS
 
-from . import feedback, gradebook, jobs, kit_version, layouts, packing, records, report, tables
+from . import dispatch, feedback, gradebook, jobs, kit_version, layouts, packing, records, report, tables
+from .columns import key_columns
+from .dispatch import Task
 from .records import StoredGrade
 
 GRADEBOOK = "gradebook.db"
@@ -97,7 +94,7 @@ def grade_class(
     else:
         pool, slots = jobs.executor(options.jobs), options.jobs
     done = partial(finish, out=out, wanted=wanted, grades=grades, members=members, seen=seen, flagged=flagged)
-    failed, interrupted = run(tasks, pool, 2 * slots, make_job, done)
+    failed, interrupted = dispatch.run(tasks, pool, 2 * slots, make_job, done)
     for primary, others in members.items():
         failed.update({other: failed[primary] for other in others if primary in failed})
     students = [s.student for s in submissions]
@@ -105,7 +102,7 @@ def grade_class(
     graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in problems}
     flagged = {s: str(r.grading["flag"]) for s, r in graded.items() if r.grading.get("flag")}  # kept ones too
     missing = [s for s in expected if s not in students]
-    columns, keys = key_columns(options, submissions, graded)
+    columns, keys = key_columns(submissions, graded, options.due, options.late_policy)
     roll = tables.Roll(students, graded, missing, problems, flagged, columns, keys)
     write_tables(out, options.parts.split(","), roll, {s: before[s] for s in before if s in graded})
     said = [f"{student}: {why}" for student, why in sorted(roll.errors.items())]
@@ -155,45 +152,6 @@ def copies(seen: dict[str, packing.Packed]) -> list[str]:
     ]
 
 
-def key_columns(
-    options: ClassOptions, submissions: list[layouts.Submission], graded: dict[str, StoredGrade]
-) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """grades.csv's columns beyond the grade: the layout's keys, lateness and, with a late
-    policy, the total after it (the raw `total` never changes)."""
-    columns = [*dict.fromkeys(key for s in submissions for key in s.keys), "found_in"]
-    marked = any("canvas_user_id" in s.keys for s in submissions)  # Canvas marks late files itself
-    columns += ["late"] if marked or options.due else []
-    columns += ["submitted_at", "hours_late"] if options.due else []
-    columns += ["total_after_late"] if options.late_policy[0] != "none" else []
-    extra = {}
-    for s in submissions:
-        hours = None
-        if options.due and s.submitted_at is not None:
-            hours = max(0.0, (s.submitted_at - options.due).total_seconds() / 3600)
-        late = s.late or bool(hours)
-        row = {**s.keys, "late": "late" if late else ""}
-        if options.due:
-            row["submitted_at"] = s.submitted_at.isoformat(timespec="seconds") if s.submitted_at else ""
-            row["hours_late"] = "" if hours is None else tables.number(round(hours, 2))
-        if (record := graded.get(s.student)) is not None:
-            row["found_in"] = str(record.grading.get("found_in", ""))
-            row["total_after_late"] = tables.number(after_late(record.results, options.late_policy, late, hours))
-        extra[s.student] = row
-    return columns, extra
-
-
-def after_late(results: dict, policy: tuple[str, float], late: bool, hours: float | None) -> float:
-    """The total under the late policy: `zero` gives 0 to anything late; `per-day:P` takes P%
-    of the maximum per started day (one day when only the LMS's mark says late), never below 0."""
-    total, kind = float(results["score"]), policy[0]
-    if not late or kind == "none":
-        return total
-    if kind == "zero":
-        return 0.0
-    days = math.ceil(hours / 24) if hours else 1
-    return max(0.0, total - days * policy[1] / 100 * float(results["max_score"]))
-
-
 def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path) -> bool:
     """Whether a grade still stands: same seed, parts and kit, and the same graded files
     (packed only here, to compare; the grading packs them again when it is submitted)."""
@@ -201,14 +159,6 @@ def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path) -> bool
         return False
     current = {**wanted, "submission": packing.pack(upload).digest}
     return all(previous.grading.get(key) == value for key, value in current.items())
-
-
-@dataclass(frozen=True)
-class Task:
-    student: str
-    upload: Path
-    seconds: float  # how long the student's last grading took; 0 when unknown
-    source: str = ""  # the upload where the instructor finds it
 
 
 def _last_seconds(out: Path, student: str) -> float:
@@ -263,67 +213,6 @@ def open_gradebook(url: str, expected: list[str]) -> gradebook.Writer | None:
         print(f"gradebook: {url} is a link; not written through", file=sys.stderr)
         return None
     return gradebook.Writer(url, expected or None)
-
-
-def run(
-    tasks: list[Task],
-    pool: Executor,
-    window: int,
-    make_job: Callable[[Task], jobs.Job],
-    finish: Callable[[jobs.Job, jobs.Graded], str | None],
-) -> tuple[dict[str, str], bool]:
-    """Grade `tasks` on `pool`, at most `window` submitted at once, each result written as it
-    arrives (so a crash or Ctrl-C loses nothing finished), with a progress bar; returns each
-    failed student's problem and whether Ctrl-C stopped the run."""
-    failed: dict[str, str] = {}
-    waiting: dict[Future, jobs.Job] = {}
-    queue = iter(tasks)
-    try:
-        with tqdm(total=len(tasks), unit="student", desc="grading", dynamic_ncols=True) as bar:
-            while True:
-                while len(waiting) < window and (task := next(queue, None)) is not None:
-                    try:
-                        job = make_job(task)
-                    except Exception as error:  # noqa: BLE001 - one upload's trouble is that student's row
-                        failed[task.student] = f"the upload could not be packed: {type(error).__name__}: {error}"
-                        bar.update()
-                        continue
-                    waiting[pool.submit(jobs.grade, job)] = job
-                if not waiting:
-                    break
-                done, _ = wait(waiting, return_when=FIRST_COMPLETED)
-                for future in done:
-                    job = waiting.pop(future)
-                    problem = _problem(future) or _finished(finish, job, future.result())
-                    if problem is not None:
-                        failed[job.student] = problem
-                    bar.update()
-    except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
-        jobs.stop_all()
-        pool.shutdown(wait=True)
-        print("\ninterrupted: finished grades are kept; run again with --resume for the rest", file=sys.stderr)
-        return failed, True
-    pool.shutdown()
-    return failed, False
-
-
-def _finished(finish: Callable[[jobs.Job, jobs.Graded], str | None], job: jobs.Job, graded: jobs.Graded) -> str | None:
-    """`finish`, with anything it raises made that student's problem: the batch goes on."""
-    try:
-        return finish(job, graded)
-    except Exception as error:  # noqa: BLE001 - the other students' grades must still be written
-        return f"the grade could not be written: {type(error).__name__}: {error}"
-
-
-def _problem(future: Future) -> str | None:
-    """Why a task gave no grade: its own problem, or what the executor says (on a cluster,
-    for example, that the submission's gradings killed every worker they ran on)."""
-    if future.cancelled():
-        return "the grading was cancelled"
-    if (error := future.exception()) is not None:
-        return f"the grading failed: {type(error).__name__}: {error}"
-    return future.result().problem
 
 
 def close_gradebook(grades: gradebook.Writer | None) -> list[str]:
