@@ -105,7 +105,8 @@ def ceiling(one_at_a_time: Figure) -> str:
     work on all the cores takes at least (busy cores of `--jobs 1` / cores) of its time."""
     cores = os.cpu_count() or 1
     busy = one_at_a_time.cores
-    return f"--jobs 1 keeps {busy:.2f} cores busy, so on {cores} cores no number of jobs does its work over {cores / busy:.2f}x faster"
+    fastest = cores / busy
+    return f"--jobs 1 keeps {busy:.2f} cores busy: on {cores} cores no --jobs does its work over {fastest:.2f}x faster"
 
 
 def main() -> int:
