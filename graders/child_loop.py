@@ -5,9 +5,10 @@ child dies, hangs or floods, the program it was on fails and a fresh child takes
 Time is bounded three ways, none of which a submission can stretch: each program has a
 deadline that only its own valid answer ends; each part may lose at most PART_BUDGET seconds
 to programs that never finish (then its programs get SHORT_TIMEOUT each); the whole grading
-has GRADING_BUDGET. A program that times out without a full core to itself (a loaded
-machine starved it, or it slept) is retried once, given as much more time as the load took
-from it (at most MAX_STRETCH times), so a loaded machine does not cost points. And a hang is
+has GRADING_BUDGET. A program that reaches its deadline without having had a full core (a
+loaded machine starved it) keeps running, given as much more time as the load took from it
+(at most MAX_STRETCH times), so a loaded machine does not cost points; one whose child barely
+ran (it slept, or was frozen) is run once more in a fresh child. And a hang is
 paid for once: the function the child was stopped in fails every later call at once, with
 the same message (hang_report.py), whatever part calls it.
 """
@@ -32,9 +33,9 @@ PROGRAM_TIMEOUT = 5.0  # wall seconds per program: room for a machine running a 
 PART_BUDGET = 10.0  # wall seconds a part may lose to programs that never finish
 SHORT_TIMEOUT = 1.0  # per program, once its part's budget is spent
 GRADING_BUDGET = 150.0  # wall seconds for all of one grading's children together
-FULL_CORE = 0.9  # share of a core above which a timed-out child was simply too slow
-ASLEEP = 0.1  # share below which it was not starved but waiting: its retry gets no extra time
-MAX_STRETCH = 2.0  # the most a starved program's retry is stretched: a hang then costs at most 3 program times
+FULL_CORE = 0.9  # share of a core above which a child at its deadline was simply too slow
+ASLEEP = 0.1  # share below which it was not starved but waiting: it is run again, in a fresh child
+MAX_STRETCH = 2.0  # the most a starved program's time is stretched: a hang then costs at most 2 program times
 REFERENCE_PATIENCE = 6.0  # the trusted reference never loops: only a loaded machine slows it
 SKIPPED = "skipped: an earlier program of this test took too long; look for an endless loop"
 OUT_OF_TIME = f"skipped: the grading's time budget ({GRADING_BUDGET:.0f} s) was spent; look for endless loops or sleeps"
@@ -82,7 +83,8 @@ def run_child(
     stuck: dict[int, Stuck] = {}  # program -> where the child said it was, near its deadline
     known = hang_report.Known()
     lost: dict[str, float] = defaultdict(float)
-    retried: dict[int, float] = {}  # program -> how much its retry's timeout is stretched
+    stretched: set[int] = set()  # programs given more time, in place, for a starved child
+    rerun: set[int] = set()  # programs run again in a fresh child, after one that barely ran
     end = time.monotonic() + GRADING_BUDGET
 
     def settle(i: int, outcome: Outcome) -> None:
@@ -95,7 +97,13 @@ def run_child(
 
     def timeout_for(i: int) -> float:
         left = end - time.monotonic()
-        return min(allowed(i) * retried.get(i, 1.0), left) if i < len(programs) else left
+        return min(allowed(i), left) if i < len(programs) else left
+
+    def more_time(i: int, cpu_share: float) -> float | None:  # program i's child is at its deadline
+        if (stretch := stretch_for(cpu_share)) is None or cpu_share < ASLEEP or i in stretched or i >= len(programs):
+            return None
+        stretched.add(i)
+        return max(0.0, min(allowed(i) * (stretch - 1), end - time.monotonic()))
 
     start = 0
     while start < len(programs):
@@ -104,17 +112,17 @@ def run_child(
             start += 1
             continue
         timeout = timeout_for(start)
-        answers = Answers(settle, stuck, start, len(programs), timeout_for)
+        answers = Answers(settle, stuck, start, len(programs), timeout_for, more_time)
         seconds = [timeout_for(i) for i in range(start, len(programs))]
         request = json.dumps({"programs": programs, "start": start, "seconds": seconds, **known.request()}).encode()
-        result = sandbox.run(isolation, workdir, "runner.py", request, timeout, answers.accept)
+        result = sandbox.run(isolation, workdir, "runner.py", request, timeout, answers.accept, answers.starved)
         start = answers.next
         if start == len(programs):
             break
         given = allowed(start)
         if result.timed_out:
-            if (stretch := retry_stretch(result.cpu_share)) is not None and start not in retried:
-                retried[start] = stretch
+            if result.cpu_share < ASLEEP and start not in rerun:
+                rerun.add(start)
                 continue
             lost[parts[start]] += given
             hung.add(tests[start])
@@ -128,11 +136,11 @@ def run_child(
     return [outcomes[i] for i in range(len(programs))]
 
 
-def retry_stretch(cpu_share: float) -> float | None:
-    """How much longer a timed-out program's one retry gets: None for a child that had a
-    full core and still did not finish (an endless loop); for one a loaded machine starved,
-    as much as the load took (a child with half a core gets twice the time); for one that
-    slept, the same time again."""
+def stretch_for(cpu_share: float) -> float | None:
+    """How many times its time a program at its deadline gets in all: None for a child that
+    had a full core and still did not finish (an endless loop); for one a loaded machine
+    starved, as much as the load took (a child with half a core gets twice the time); for one
+    that slept, the same time again (in a fresh child: a frozen one would never use it)."""
     if cpu_share >= FULL_CORE:
         return None
     return min(1 / cpu_share, MAX_STRETCH) if cpu_share >= ASLEEP else 1.0
@@ -151,8 +159,10 @@ class Answers:
         first: int,
         count: int,
         timeout_for: Callable[[int], float],
+        more_time: Callable[[int, float], float | None],
     ):
         self.settle, self.stuck, self.next, self.count, self.timeout_for = settle, stuck, first, count, timeout_for
+        self.more_time = more_time
         self.importing: list[str] = []  # modules the program due began importing and has not ended
 
     def accept(self, line: bytes) -> float | None:
@@ -171,6 +181,11 @@ class Answers:
         self.next += 1
         self.importing = []
         return self.timeout_for(self.next)
+
+    def starved(self, cpu_share: float) -> float | None:
+        """More seconds for the program due, whose child is at its deadline with `cpu_share`
+        of a core over its life; None when it has simply timed out."""
+        return self.more_time(self.next, cpu_share)
 
 
 def child_failure(result: sandbox.ChildResult, timeout: float, stuck: Stuck | None = None) -> dict:

@@ -225,11 +225,11 @@ def test_a_child_starved_past_its_deadline_is_retried_not_failed(tmp_path: Path)
     [(1.0, None), (0.95, None), (0.5, 2.0), (0.25, 2.0), (0.05, 1.0)],
     ids=["full core: an endless loop", "nearly full", "half a core", "starved hard", "asleep"],
 )
-def test_a_timed_out_program_is_retried_with_the_time_the_load_took(cpu_share: float, stretch: float | None) -> None:
+def test_a_program_at_its_deadline_gets_the_time_the_load_took(cpu_share: float, stretch: float | None) -> None:
     """Two gradings per core give each child half a core: a legitimate program that needs
-    0.8 s of CPU then takes 1.6 s, past the 1 s a part gets after an endless loop; its retry
-    must get the time back, while a child that had a whole core is not retried."""
-    assert child_loop.retry_stretch(cpu_share) == stretch
+    0.8 s of CPU then takes 1.6 s, past the 1 s a part gets after an endless loop; it must get
+    the time back, while a child that had a whole core gets no more."""
+    assert child_loop.stretch_for(cpu_share) == stretch
 
 
 @pytest.fixture
@@ -240,8 +240,10 @@ def who():
         yield claimed
 
 
-def run_script(level: str, who: identity.Identity, source: str, timeout: float = 60) -> sandbox.ChildResult:
-    """Run `source` as a child at `level` under the grading identity `who`."""
+def run_script(
+    level: str, who: identity.Identity, source: str, timeout: float = 60, **options: object
+) -> sandbox.ChildResult:
+    """Run `source` as a child at `level` under the grading identity `who` (`options`: sandbox.run's)."""
     if level not in sandbox.available_levels():
         pytest.skip(f"the {level} level is not available here")
     workdir, _ = prepare_workdir(None, who)
@@ -249,9 +251,47 @@ def run_script(level: str, who: identity.Identity, source: str, timeout: float =
         (workdir / "script.py").write_text(source)
         os.chown(workdir / "script.py", 0, who.gid)
         (workdir / "script.py").chmod(0o640)
-        return sandbox.run(sandbox.Isolation(level, who), workdir, "script.py", b"", timeout)
+        return sandbox.run(sandbox.Isolation(level, who), workdir, "script.py", b"", timeout, **options)
     finally:
         shutil.rmtree(workdir)
+
+
+def test_a_starved_child_keeps_running_past_its_deadline(who: identity.Identity) -> None:
+    """A loaded machine, played by stopping and continuing the child in turn (about half a
+    core): at its deadline the child is shown to `starved` with the share it had, and runs on
+    for the seconds given, in the same process (a restart would pay its start and its
+    program again), until its next deadline."""
+    shares: list[float] = []
+    done = threading.Event()
+
+    def starved(cpu_share: float) -> float | None:
+        shares.append(cpu_share)
+        return 1.0 if len(shares) == 1 else None
+
+    def half_a_core() -> None:
+        while not done.is_set():
+            held = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit() and _owner(e) == who.uid]
+            for sig in (signal.SIGSTOP, signal.SIGCONT):
+                for pid in held:
+                    try:
+                        os.kill(pid, sig)
+                    except ProcessLookupError:
+                        pass
+                time.sleep(0.02)
+
+    throttle = threading.Thread(target=half_a_core)
+    throttle.start()
+    try:
+        result = run_script(
+            "user", who, "import os\nprint(os.getpid(), flush=True)\nwhile True: pass\n", 1.0, starved=starved
+        )
+    finally:
+        done.set()
+        throttle.join()
+    assert result.timed_out and len(shares) == 2, (result, shares)
+    assert 0.2 < shares[0] < 0.8, shares  # stopped half the time: about half a core
+    assert result.seconds >= 2.0  # its 1 s, then the 1 s more it was given
+    assert len(result.stdout.split()) == 1  # one process printed its pid: it was never restarted
 
 
 FILL = """

@@ -259,12 +259,15 @@ def run(
     stdin: bytes,
     timeout: float,
     accept: Callable[[bytes], float | None] | None = None,
+    starved: Callable[[float], float | None] | None = None,
 ) -> ChildResult:
     """Run the child, feed it `stdin`, and read at most OUTPUT_LIMIT bytes.
 
     The child has `timeout` seconds; with `accept`, every complete line it prints is shown to
     `accept`, and only a line it accepts (a valid answer) gives the child more: the seconds
-    `accept` returns.
+    `accept` returns. With `starved`, a child at its deadline is first shown to `starved` with
+    the share of a core it has had over its life, and keeps running for the seconds it
+    returns (None: it has timed out).
     """
     env = dict([FIXED_HASH], **ONE_THREAD)
     if isolation.level == "local":
@@ -291,15 +294,23 @@ def run(
         proc.stdin.close()
     except BrokenPipeError:
         pass
-    out, err, timed_out, flooded = _read_bounded(proc, timeout, accept)
-    share = cpu_seconds(identity, proc.pid) / max(time.monotonic() - start, 1e-3) if timed_out else 1.0
+
+    def share() -> float:  # of one core, over the child's life
+        return cpu_seconds(identity, proc.pid) / max(time.monotonic() - start, 1e-3)
+
+    extend = (lambda: starved(share())) if starved else None
+    out, err, timed_out, flooded = _read_bounded(proc, timeout, accept, extend)
+    cpu_share = share() if timed_out else 1.0
     _stop(proc, identity)
     RUNNING.discard(proc.pid)
-    return ChildResult(bytes(out), bytes(err), proc.returncode, timed_out, flooded, time.monotonic() - start, share)
+    return ChildResult(bytes(out), bytes(err), proc.returncode, timed_out, flooded, time.monotonic() - start, cpu_share)
 
 
 def _read_bounded(
-    proc: subprocess.Popen, timeout: float, accept: Callable[[bytes], float | None] | None
+    proc: subprocess.Popen,
+    timeout: float,
+    accept: Callable[[bytes], float | None] | None,
+    extend: Callable[[], float | None] | None,
 ) -> tuple[bytearray, bytearray, bool, bool]:
     out, err = bytearray(), bytearray()
     line_start = 0
@@ -310,6 +321,8 @@ def _read_bounded(
     open_streams = 2
     while open_streams:
         remaining = deadline - time.monotonic()
+        if remaining <= 0 and extend is not None and (extra := extend()) is not None:
+            deadline, remaining = time.monotonic() + extra, extra
         if remaining <= 0:
             return out, err, True, False
         for key, _ in selector.select(timeout=remaining):
