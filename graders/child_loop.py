@@ -3,9 +3,10 @@
 Programs for the whole run go to one child, which answers one line per program; when the
 child dies, hangs or floods, the program it was on fails and a fresh child takes the rest.
 Time is bounded three ways, none of which a submission can stretch: each program has a
-deadline that only its own valid answer ends; each part may lose at most PART_BUDGET seconds
-to programs that never finish (then its programs get SHORT_TIMEOUT each); the whole grading
-has GRADING_BUDGET. A program that reaches its deadline without having had a full core (a
+deadline that only its own valid answer ends (and a child that answered them all has
+EXIT_GRACE to exit, so a process it left behind holds nothing); each part may lose at most
+PART_BUDGET seconds to programs that never finish (then its programs get SHORT_TIMEOUT each);
+the whole grading has GRADING_BUDGET. A program that reaches its deadline without having had a full core (a
 loaded machine starved it) keeps running, given as much more time as the load took from it
 (at most MAX_STRETCH times), so a loaded machine does not cost points; one whose child barely
 ran (it slept, or was frozen) is run once more in a fresh child. And a hang is
@@ -33,6 +34,7 @@ PROGRAM_TIMEOUT = 5.0  # wall seconds per program: room for a machine running a 
 PART_BUDGET = 10.0  # wall seconds a part may lose to programs that never finish
 SHORT_TIMEOUT = 1.0  # per program, once its part's budget is spent
 GRADING_BUDGET = 150.0  # wall seconds for all of one grading's children together
+EXIT_GRACE = 1.0  # wall seconds a child that answered every program has to exit; then it is stopped
 FULL_CORE = 0.9  # share of a core above which a child at its deadline was simply too slow
 ASLEEP = 0.1  # share below which it was not starved but waiting: it is run again, in a fresh child
 MAX_STRETCH = 2.0  # the most a starved program's time is stretched: a hang then costs at most 2 program times
@@ -95,9 +97,9 @@ def run_child(
     def allowed(i: int) -> float:  # seconds on a core of its own
         return patience * (PROGRAM_TIMEOUT if lost[parts[i]] < PART_BUDGET else SHORT_TIMEOUT)
 
-    def timeout_for(i: int) -> float:
+    def timeout_for(i: int) -> float:  # nothing is wanted from a child past its last answer
         left = end - time.monotonic()
-        return min(allowed(i), left) if i < len(programs) else left
+        return min(allowed(i) if i < len(programs) else EXIT_GRACE, left)
 
     def more_time(i: int, cpu_share: float) -> float | None:  # program i's child is at its deadline
         if (stretch := stretch_for(cpu_share)) is None or cpu_share < ASLEEP or i in stretched or i >= len(programs):

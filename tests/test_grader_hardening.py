@@ -168,6 +168,7 @@ def child_processes_of_grading(out: Path) -> list[int]:
         if entry.name.isdigit()
         and identity.FIRST_UID <= _owner(entry) < identity.FIRST_UID + identity.UID_COUNT
         and b"runner.py" in _cmdline(entry)
+        and not _cmdline(entry).startswith(b"bwrap")  # the Python that runs the programs, not its sandbox
         and any(str(out).encode() in _cmdline(Path(f"/proc/{pid}")) for pid in _ancestors(entry))
     ]
 
@@ -218,6 +219,31 @@ def test_a_child_starved_past_its_deadline_is_retried_not_failed(tmp_path: Path)
     starver.join()
     assert stopped, "never found the grading's child to stop"
     assert results["score"] - bonus_score(results) == 28
+
+
+LINGER = """import os as _os, time as _time
+if _os.fork() == 0:  # a process left behind, holding the answer channel open
+    _time.sleep(600)
+    _os._exit(0)
+"""
+
+
+@needs_isolation
+def test_a_process_left_behind_after_the_last_answer_holds_nothing(tmp_path: Path) -> None:
+    """At the user level no pid namespace ends with the child, so a process the submission
+    forks at import and leaves sleeping keeps the answer channel open. The child that answered
+    every program has EXIT_GRACE to exit; then it and what it left are stopped: the grade is
+    whole, and the grading does not wait out its 150 s budget."""
+    if "user" not in sandbox.available_levels():
+        pytest.skip("the user level needs root")
+    submission = correct(tmp_path)
+    package = submission / "minigrad" / "__init__.py"
+    package.write_text(LINGER + package.read_text())
+    started = time.monotonic()
+    _, results = grade(submission, tmp_path / "out", "--parts", "value", "--isolation", "user")
+    assert results["score"] - bonus_score(results) == 28
+    assert time.monotonic() - started < 15
+    assert leftover_processes() == []
 
 
 @pytest.mark.parametrize(
