@@ -6,10 +6,10 @@ Time is bounded three ways, none of which a submission can stretch: each program
 deadline that only its own valid answer ends (and a child that answered them all has
 EXIT_GRACE to exit, so a process it left behind holds nothing); each part may lose at most
 PART_BUDGET seconds to programs that never finish (then its programs get SHORT_TIMEOUT each);
-the whole grading has GRADING_BUDGET. A program that reaches its deadline without having had a full core (a
-loaded machine starved it) keeps running, given as much more time as the load took from it
-(at most MAX_STRETCH times), so a loaded machine does not cost points; one whose child barely
-ran (it slept, or was frozen) is run once more in a fresh child. And a hang is
+the whole grading has GRADING_BUDGET. A program that reaches its deadline without having had
+a full core (a loaded machine starved it) keeps running, given as much more time as the load
+took from it (at most MAX_STRETCH times), so a loaded machine does not cost points; one whose
+child barely ran (it slept, or was frozen) is run once more in a fresh child. And a hang is
 paid for once: the function the child was stopped in fails every later call at once, with
 the same message (hang_report.py), whatever part calls it.
 """
@@ -102,7 +102,7 @@ def run_child(
         return min(allowed(i) if i < len(programs) else EXIT_GRACE, left)
 
     def more_time(i: int, cpu_share: float) -> float | None:  # program i's child is at its deadline
-        if (stretch := stretch_for(cpu_share)) is None or cpu_share < ASLEEP or i in stretched or i >= len(programs):
+        if (stretch := stretch_for(cpu_share)) is None or i in stretched or i >= len(programs):
             return None
         stretched.add(i)
         return max(0.0, min(allowed(i) * (stretch - 1), end - time.monotonic()))
@@ -139,13 +139,13 @@ def run_child(
 
 
 def stretch_for(cpu_share: float) -> float | None:
-    """How many times its time a program at its deadline gets in all: None for a child that
-    had a full core and still did not finish (an endless loop); for one a loaded machine
-    starved, as much as the load took (a child with half a core gets twice the time); for one
-    that slept, the same time again (in a fresh child: a frozen one would never use it)."""
-    if cpu_share >= FULL_CORE:
+    """How many times its time a program at its deadline gets in all, running on: for a child
+    a loaded machine starved, as much as the load took (half a core: twice the time). None for
+    one that had a full core and still did not finish (an endless loop), and for one that
+    barely ran: asleep or frozen, it would not use the time (it is run again, fresh)."""
+    if cpu_share >= FULL_CORE or cpu_share < ASLEEP:
         return None
-    return min(1 / cpu_share, MAX_STRETCH) if cpu_share >= ASLEEP else 1.0
+    return min(1 / cpu_share, MAX_STRETCH)
 
 
 class Answers:
