@@ -286,8 +286,7 @@ def run_script(
 def test_a_starved_child_keeps_running_past_its_deadline(who: identity.Identity) -> None:
     """A loaded machine, played by stopping and continuing the child in turn (about half a
     core): at its deadline the child is shown to `starved` with the share it had, and runs on
-    for the seconds given, in the same process (a restart would pay its start and its
-    program again), until its next deadline."""
+    for the seconds given, until its next deadline."""
     shares: list[float] = []
     done = threading.Event()
 
@@ -309,16 +308,13 @@ def test_a_starved_child_keeps_running_past_its_deadline(who: identity.Identity)
     throttle = threading.Thread(target=half_a_core)
     throttle.start()
     try:
-        result = run_script(
-            "user", who, "import os\nprint(os.getpid(), flush=True)\nwhile True: pass\n", 1.0, starved=starved
-        )
+        result = run_script("user", who, "while True: pass\n", 1.0, starved=starved)
     finally:
         done.set()
         throttle.join()
     assert result.timed_out and len(shares) == 2, (result, shares)
     assert 0.2 < shares[0] < 0.8, shares  # stopped half the time: about half a core
     assert result.seconds >= 2.0  # its 1 s, then the 1 s more it was given
-    assert len(result.stdout.split()) == 1  # one process printed its pid: it was never restarted
 
 
 FILL = """
