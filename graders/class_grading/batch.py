@@ -23,7 +23,6 @@ from graders.parts import PARTS
 
 from . import dispatch, feedback, gradebook, jobs, kit_version, layouts, packing, records, report, tables
 from .columns import key_columns
-from .dispatch import Task
 from .records import StoredGrade
 
 GRADEBOOK = "gradebook.db"
@@ -80,7 +79,9 @@ def grade_class(
         for student in group:
             records.forget(out / student)  # complete again only once this grading is
         tasks.append(
-            Task(submission.student, submission.folder, _last_seconds(out, submission.student), submission.source)
+            dispatch.Task(
+                submission.student, submission.folder, _last_seconds(out, submission.student), submission.source
+            )
         )
     tasks.sort(key=lambda task: -task.seconds)  # the longest first, so none starts last (when known)
     cache = None if options.scheduler else str(out / CACHE)  # a cluster's workers keep their own
@@ -168,7 +169,7 @@ def _last_seconds(out: Path, student: str) -> float:
 
 
 def _job(
-    task: Task,
+    task: dispatch.Task,
     base: grade.Options,
     kit: str,
     cache: str | None,
@@ -187,7 +188,7 @@ def _job(
     return jobs.Job(task.student, packed.archive, packed.digest, options, kit, cache, task.seconds)
 
 
-def not_found(task: Task, out: Path, options: tuple[str, ...]) -> str:
+def not_found(task: dispatch.Task, out: Path, options: tuple[str, ...]) -> str:
     """Why an upload scored 0 without a package, for errors.csv and summary.md: when it holds
     code, the instructor's flag and the command that regrades it from the folder they choose."""
     code = [name for name in intake.listing(task.upload, 200) if name.endswith((".py", ".ipynb"))]
