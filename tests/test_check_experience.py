@@ -77,7 +77,7 @@ def test_a_syntax_error_names_file_and_line_and_the_quiz_still_runs(tmp_path: Pa
         "value": "-   could not load (below)",
         "backward": "-   could not load (below)",
         "mlp": "-   could not load (below)",
-        "tensor": "53 / 53   all pass",
+        "tensor": "54 / 54   all pass",
         "checkpoint": "12 / 12   all pass",
     }
     line = 1 + (folder / "minigrad" / "engine.py").read_text().splitlines().index(
@@ -262,6 +262,18 @@ def test_bugs_the_lessons_warn_about_fail_a_public_check(spec: str, failing: str
     assert run.returncode == 1
 
 
+def test_a_linear_with_a_generator_of_its_own_fails_the_public_check_as_it_fails_the_grader(tmp_path: Path) -> None:
+    """The hidden linear-init wants NumPy's global random state (the API says so): the public
+    check says the same, while other draws from that state (a fair variation) still pass."""
+    own = check(materialize(SPECS / "bug-tensor-own-generator.json", tmp_path / "own"), "--part", "tensor")
+    assert table(own.stdout)["tensor"] == "53 / 54", own.stdout
+    said = "Linear(3, 2).weight, made a second time after the same np.random.seed(7)"
+    assert f"* test_linear_draws_from_numpys_global_random_state\n    {said}\n" in own.stdout
+    assert "not a generator of your own such as np.random.default_rng()" in own.stdout
+    fair = check(materialize(SPECS / "fair-tensor-other-draws.json", tmp_path / "fair"), "--part", "tensor")
+    assert table(fair.stdout)["tensor"] == "54 / 54   all pass", fair.stdout
+
+
 def test_forgotten_children_are_caught_for_every_operator(tmp_path: Path) -> None:
     folder = submission(
         tmp_path,
@@ -327,7 +339,7 @@ def test_untouched_extensions_are_called_optional(tmp_path: Path) -> None:
 
 def test_the_untouched_tensor_part_passes_nothing_and_says_where_to_begin(tmp_path: Path) -> None:
     run = check(ROOT / "assignments", "--part", "tensor")
-    assert run.returncode == 1 and "53 failed in" in run.stdout and not re.search(r"\d+ passed", run.stdout)
+    assert run.returncode == 1 and "54 failed in" in run.stdout and not re.search(r"\d+ passed", run.stdout)
     assert "not attempted yet: `Add.forward`" in run.stdout
     assert (
         "Nothing passes yet, which is where everyone starts. Begin with part 4, the Tensor engine:\n"
@@ -351,7 +363,7 @@ def test_a_datasets_file_from_before_part_4_costs_only_the_digits_check(tmp_path
     (folder / "minigrad" / "datasets.py").write_text(stale)
     run = check(folder)
     rows = table(run.stdout)
-    assert rows.pop("tensor") == "52 / 53" and all(row.endswith("all pass") for row in rows.values()), rows
+    assert rows.pop("tensor") == "53 / 54" and all(row.endswith("all pass") for row in rows.values()), rows
     assert (
         "* test_milestone_digits_are_learned\n"
         "    load minigrad/datasets.py\n"
@@ -372,7 +384,7 @@ def test_a_missing_or_broken_given_file_costs_only_the_checks_that_use_it(broken
         datasets.write_text(datasets.read_text() + "\ndef oops(:\n")
     run = check(folder, "--all-failures")
     rows = table(run.stdout)
-    assert rows["mlp"] == "16 / 19" and rows["tensor"] == "52 / 53", rows
+    assert rows["mlp"] == "16 / 19" and rows["tensor"] == "53 / 54", rows
     assert all(rows[part].endswith("all pass") for part in ("value", "backward", "checkpoint")), rows
     got = "minigrad/datasets.py is missing" if broken == "missing" else "line 70: SyntaxError: invalid syntax"
     assert run.stdout.count(f"        got:      {got}\n") == 4, run.stdout

@@ -426,6 +426,31 @@ def test_linear_initial_weights_are_uniform_within_one_over_sqrt_nin():
             )
 
 
+def test_linear_draws_from_numpys_global_random_state():
+    """The API says Linear draws from NumPy's global random state, so that `np.random.seed(s)`
+    makes a model reproducible; the grader checks it, so this check does too. A missing weight
+    or bias reads as NaN both times: the check above reports it."""
+
+    def made_after_seed() -> list[np.ndarray]:
+        np.random.seed(7)
+        layer = layers.Linear(3, 2)
+        return [
+            np.array(getattr(getattr(layer, name, None), "data", np.nan), dtype=float) for name in ("weight", "bias")
+        ]
+
+    first, second = made_after_seed(), made_after_seed()
+    for name, drawn, again in zip(("weight", "bias"), first, second):
+        if not np.array_equal(drawn, again, equal_nan=True):
+            fail(
+                f"Linear(3, 2).{name}, made a second time after the same np.random.seed(7)",
+                {},
+                shown(drawn),
+                shown(again),
+                "draw with np.random.uniform (NumPy's global random state), not a generator of your own "
+                "such as np.random.default_rng()",
+            )
+
+
 def test_linear_shapes_order_and_forward():
     np.random.seed(0)
     layer = layers.Linear(3, 2)
