@@ -66,16 +66,19 @@ def seconds_to_grade(folder: Path, out: Path, *options: str) -> float:
 def cluster_seconds(folder: Path, out: Path) -> tuple[float, float]:
     """The class on Dask's own LocalCluster (a scheduler and 2 single-thread worker processes),
     and the scheduling overhead per grading: on each worker, the mean gap between one grading's
-    end and the next one's start, from the scheduler's own task stream."""
+    end and the next one's start, from the scheduler's own task stream. The workers run without
+    Dask's profiler, as the README starts them."""
+    import dask
     from distributed import Client, LocalCluster, get_task_stream
 
     workers = {"n_workers": CLUSTER_WORKERS, "threads_per_worker": 1, "dashboard_address": None}
     with (
-        LocalCluster(host="127.0.0.1", **workers) as dask,
-        Client(dask.scheduler_address) as client,
+        dask.config.set({"distributed.worker.profile.enabled": False}),
+        LocalCluster(host="127.0.0.1", **workers) as cluster,
+        Client(cluster.scheduler_address) as client,
         get_task_stream(client) as stream,
     ):
-        seconds = seconds_to_grade(folder, out, "--scheduler", dask.scheduler_address)
+        seconds = seconds_to_grade(folder, out, "--scheduler", cluster.scheduler_address)
     runs: dict[str, list[tuple[float, float]]] = {}
     for task in stream.data:
         for span in task["startstops"]:

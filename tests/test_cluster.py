@@ -27,6 +27,7 @@ from grading import ROOT, ctrl_c_reaches_it, leftover_processes, needs_isolation
 
 pytestmark = needs_isolation
 DASK = Path(sys.executable).with_name("dask")
+WORKER_SETTINGS = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}  # as the README starts its workers
 EXAMPLES = ROOT / "examples" / "submissions"
 CLASS_COMMAND = [sys.executable, "-m", "graders.class_grading.cli"]
 
@@ -137,6 +138,7 @@ def dask_cluster(request: pytest.FixtureRequest, tmp_path: Path, certificates: d
             stdout=subprocess.DEVNULL,
             stderr=(logs / name).open("w"),
             cwd=ROOT,
+            env={**os.environ, **WORKER_SETTINGS},
         )
         started.append(workers[name])
     try:
