@@ -385,11 +385,21 @@ def test_user_level_files_are_removed_when_the_grading_ends(tmp_path: Path) -> N
     assert [top for top in identity.SHARED_WRITABLE if any(_owned(Path(top), claimed.uid))] == []
 
 
-def _owned(top: Path, uid: int):
+def _owned(top: Path, uid: int) -> list[Path]:
+    """The entries of `top` that `uid` owns. Tests in other workers create and remove their own
+    entries in /tmp meanwhile: one that is gone by the time it is looked at is not `uid`'s."""
     try:
-        return (entry for entry in top.iterdir() if entry.lstat().st_uid == uid)
+        entries = list(top.iterdir())
     except OSError:
-        return iter(())
+        return []
+    owned = []
+    for entry in entries:
+        try:
+            if entry.lstat().st_uid == uid:
+                owned.append(entry)
+        except FileNotFoundError:
+            continue
+    return owned
 
 
 @needs_isolation
