@@ -34,7 +34,7 @@ from grading import ROOT, grader_tmp, needs_isolation
 from nbgrader_export import nbgrader_export
 
 EXAMPLES = ROOT / "examples" / "submissions"
-ADA, NIA = EXAMPLES / "ada-correct.json", EXAMPLES / "nia-quiz-wrong.json"
+ADA, NIA, JAY = EXAMPLES / "ada-correct.json", EXAMPLES / "nia-quiz-wrong.json", EXAMPLES / "jay-endless-loop.json"
 MiB = 1024 * 1024
 REFUSED = "not graded: upload refused (see errors.csv)"
 WINDOWS = "a Windows path (backslash or drive letter)"
@@ -527,38 +527,35 @@ def test_a_gradescope_group_is_graded_once_with_a_row_for_each_member(tmp_path: 
 
 @needs_isolation
 def test_sigterm_removes_staging_and_keeps_finished_grades(tmp_path: Path) -> None:
-    ada = package(ADA, tmp_path)
-    classes = tmp_path / "class"
-    for student in ("a", "b", "c", "d"):
-        (classes / student).mkdir(parents=True)
-        (classes / student / "hw.zip").write_bytes(zip_bytes(under("minigrad", ada)))
+    """SIGTERM while d's endless loop is being graded (one at a time, a to d), so a, b and c
+    are finished: it ends the command as Ctrl-C does, the staged uploads are removed, and the
+    finished grades are in grades.csv beside d's row. Sent once c's grade is complete, never
+    after a fixed wait, which a loaded machine can make land before the grading starts."""
+    for student, spec in (("a", ADA), ("b", ADA), ("c", NIA), ("d", JAY)):
+        (tmp_path / "class" / student).mkdir(parents=True)
+        (tmp_path / "class" / student / "hw.zip").write_bytes(zip_bytes(under("minigrad", package(spec, tmp_path))))
     out = tmp_path / "out"
-    command = [
-        sys.executable,
-        "-m",
-        "graders.class_grading.cli",
-        str(classes),
-        "--out",
-        str(out),
-        "--jobs",
-        "1",
-        "--parts",
-        "checkpoint,value",
-    ]
+    command = [sys.executable, "-m", "graders.class_grading.cli", str(tmp_path / "class"), "--out", str(out)]
     with grader_tmp() as work:
         process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(work)}
+            [*command, "--jobs", "1", "--parts", "checkpoint,mlp"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "TMPDIR": str(work)},
         )
         deadline = time.monotonic() + 300
-        while not list(out.glob(".staging-*/folder-*")):
+        while not (out / "c" / "grading.json").exists():  # a, b and c are complete: d's loop runs
             assert process.poll() is None and time.monotonic() < deadline, process.communicate()
             time.sleep(0.05)
-        time.sleep(2.0)
+        assert list(out.glob(".staging-*/folder-*")), "the uploads must still be staged while d is graded"
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr[-2000:]
     assert list(out.glob(".staging-*")) == []
-    assert set(read_csv(out / "grades.csv")) == {"a", "b", "c", "d"}
+    status = {student: row["status"] for student, row in read_csv(out / "grades.csv").items()}
+    left = "not graded (interrupted: run again with --resume)"
+    assert status == {"a": "graded", "b": "graded", "c": "graded", "d": left}
 
 
 def test_an_out_that_holds_the_submissions_is_refused(tmp_path: Path) -> None:
