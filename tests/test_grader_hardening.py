@@ -296,7 +296,7 @@ def test_a_starved_child_keeps_running_past_its_deadline(who: identity.Identity)
 
     def half_a_core() -> None:
         while not done.is_set():
-            held = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit() and _owner(e) == who.uid]
+            held = identity.processes(who.uid)
             for sig in (signal.SIGSTOP, signal.SIGCONT):
                 for pid in held:
                     try:
