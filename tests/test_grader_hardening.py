@@ -313,7 +313,7 @@ def test_a_starved_child_keeps_running_past_its_deadline(who: identity.Identity)
         done.set()
         throttle.join()
     assert result.timed_out and len(shares) == 2, (result, shares)
-    assert 0.2 < shares[0] < 0.8, shares  # stopped half the time: about half a core
+    assert 0.05 < shares[0] < 0.8, shares  # stopped half the time: half a core at most, less on a loaded machine
     assert result.seconds >= 2.0  # its 1 s, then the 1 s more it was given
 
 
