@@ -191,7 +191,17 @@ def _newest(folder: Path) -> datetime.datetime | None:
                 times.append(entry.stat(follow_symlinks=False).st_mtime)
             except OSError:
                 continue
-    return datetime.datetime.fromtimestamp(max(times), datetime.timezone.utc) if times else None
+    return moment_of(max(times)) if times else None
+
+
+def moment_of(seconds: float) -> datetime.datetime | None:
+    """A file time as a UTC time, or None where it names no time Python can hold: a tar
+    member's time is the student's to choose (the year 11476 is one filesystems keep), and
+    `fromtimestamp` raises on it, which must cost that student's lateness, not the class."""
+    try:
+        return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _subfolders(path: Path, skip: set[Path]) -> list[Path]:
