@@ -67,7 +67,7 @@ def cluster_seconds(folder: Path, out: Path) -> tuple[float, float]:
     """The class on Dask's own LocalCluster (a scheduler and 2 single-thread worker processes),
     and the scheduling overhead per grading: on each worker, the mean gap between one grading's
     end and the next one's start, from the scheduler's own task stream. The workers run without
-    Dask's profiler, as the README starts them."""
+    Dask's profiler, as docs/large-course.md starts them."""
     import dask
     from distributed import Client, LocalCluster, get_task_stream
 
