@@ -13,7 +13,8 @@ import datetime
 import json
 import shlex
 import sys
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from graders import grade, intake
 from graders.escape import say
 from graders.parts import PARTS
 
-from . import dispatch, feedback, gradebook, jobs, kit_version, layouts, packing, records, report, tables
+from . import dispatch, feedback, gradebook, jobs, kit_version, lateness, layouts, packing, records, report, tables
 from .columns import key_columns
 from .records import StoredGrade
 
@@ -44,7 +45,9 @@ class ClassOptions:
     scheduler: str | None = None  # a Dask scheduler's address; None: this machine
     tls: tuple[str | None, str | None, str | None] = (None, None, None)  # CA file, certificate, key
     due: datetime.datetime | None = None
-    late_policy: tuple[str, float] = ("none", 0.0)
+    policy: lateness.Policy = lateness.Policy()
+    extensions: Mapping[str, datetime.datetime] = field(default_factory=dict)  # a key's own due
+    file_times: bool = False  # the files' modification times as hand-in times, where the platform gives none
 
     def grading(self) -> grade.Options:
         """The options every student's `minigrad-grade` runs with (each job adds its own label)."""
@@ -103,7 +106,9 @@ def grade_class(
     graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in problems}
     flagged = {s: str(r.grading["flag"]) for s, r in graded.items() if r.grading.get("flag")}  # kept ones too
     missing = [s for s in expected if s not in students]
-    columns, keys = key_columns(submissions, graded, options.due, options.late_policy)
+    columns, keys = key_columns(
+        submissions, graded, options.due, options.policy, options.extensions, options.file_times
+    )
     roll = tables.Roll(students, graded, missing, problems, flagged, columns, keys)
     write_tables(out, options.parts.split(","), roll, {s: before[s] for s in before if s in graded})
     said = [f"{student}: {why}" for student, why in sorted(roll.errors.items())]
@@ -116,7 +121,7 @@ def grade_class(
         "kept": kept,
         "errors": len(failed),
         "missing": missing,
-        "warnings": warnings + copies(seen) + said,
+        "warnings": warnings + copies(seen) + said + _guessed_times(options, submissions),
         "not_on_roster": [s for s in students if expected and s not in expected],
     }
     for message in close_gradebook(grades):
@@ -129,6 +134,18 @@ def grade_class(
     if interrupted:
         return 130
     return _grader_failures(failed, out)
+
+
+def _guessed_times(options: ClassOptions, submissions: list[layouts.Submission]) -> list[str]:
+    """Said on every run that prices lateness on file times, since a zip or the student's own
+    machine set them, not the platform."""
+    if not options.file_times:
+        return []
+    guessed = sum(s.submitted_at is None and s.file_time is not None for s in submissions)
+    return [
+        f"--file-times: {guessed} hand-in times are files' modification times, which the student's machine "
+        "or the download set, not the platform's record"
+    ]
 
 
 def _grader_failures(failed: dict[str, str], out: Path) -> int:

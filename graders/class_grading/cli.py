@@ -3,7 +3,8 @@
     minigrad-class SUBMISSIONS --out DIR [--jobs N] [--official [--secret-file F] | --seed N]
                    [--roster CSV] [--layout auto|folders|nbgrader|gradescope|lms-zip|classroom]
                    [--resume] [--parts ...] [--isolation auto|bwrap|user|local] [--gradebook URL]
-                   [--due ISO-TIME [--late-policy none|zero|per-day:P]] [--similarity]
+                   [--due ISO-TIME] [--extensions CSV] [--grace HOURS] [--file-times]
+                   [--late-policy none|zero|per-day:P|per-hour:P [--late-cap P]] [--similarity]
                    [--scheduler tls://HOST:8786 [--tls-ca-file F --tls-cert F --tls-key F]]
 
 Only the command line is here: it is parsed into a frozen `batch.ClassOptions`, which
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import sys
 from pathlib import Path
@@ -32,11 +34,11 @@ from graders import course_seed
 from graders.isolation import preflight, sandbox
 from graders.parts import PARTS
 
-from . import layouts, roster, staging
+from . import lateness, layouts, roster, staging
 from .batch import ClassOptions, grade_class
 
 STAGING = ".staging-"  # inside --out, for unpacked uploads; removed at the end
-LATE_POLICIES = "none, zero, per-day:P (P percent of the maximum off per started day late)"
+LATE_POLICIES = "none, zero, per-day:P or per-hour:P (P percent of the base maximum off per started day or hour late)"
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -63,6 +65,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--due", type=_due, help="the deadline, ISO 8601 (UTC unless it says): adds hours_late")
     parser.add_argument("--late-policy", default="none", type=_policy, help=f"{LATE_POLICIES}; adds total_after_late")
+    parser.add_argument("--late-cap", type=_percent, default=100.0, help="the most a late policy takes, percent of max")
+    parser.add_argument("--grace", type=_hours, default=0.0, help="hours after the due that are not late (default 0)")
+    parser.add_argument("--extensions", type=Path, help="a CSV of KEY,DUE: a student's own due (KEY: any of their ids)")
+    parser.add_argument(
+        "--file-times",
+        action="store_true",
+        help="where the platform recorded no hand-in time, use the files' modification times (said on every run)",
+    )
     parser.add_argument("--similarity", action="store_true", help="also write similarity.csv and .html")
     for flag, what in (
         ("--tls-ca-file", "CA certificate"),
@@ -84,16 +94,36 @@ def _due(text: str) -> datetime.datetime:
 
 
 def _policy(text: str) -> tuple[str, float]:
-    """`none`, `zero` or `per-day:P` as (kind, percent)."""
+    """`none`, `zero`, `per-day:P` or `per-hour:P` as (kind, percent)."""
     kind, _, percent = text.partition(":")
     try:
         if kind in ("none", "zero") and not percent:
             return kind, 0.0
-        if kind == "per-day" and 0 <= float(percent) <= 100:
-            return kind, float(percent)
-    except ValueError:
+        if kind in ("per-day", "per-hour"):
+            return kind, _percent(percent)
+    except argparse.ArgumentTypeError:
         pass
     raise argparse.ArgumentTypeError(f"{text!r}: one of {LATE_POLICIES}")
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text!r}: a percent from 0 to 100")
+    return value
+
+
+def _hours(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 24 * 366:
+        raise argparse.ArgumentTypeError(f"{text!r}: hours from 0 to a year")
+    return value
 
 
 def options_of(args: argparse.Namespace, seed: int) -> ClassOptions:
@@ -111,7 +141,9 @@ def options_of(args: argparse.Namespace, seed: int) -> ClassOptions:
         args.scheduler,
         tls,
         args.due,
-        args.late_policy,
+        lateness.Policy(*args.late_policy, args.late_cap, datetime.timedelta(hours=args.grace)),
+        lateness.read_extensions(args.extensions, layouts.when) if args.extensions else {},
+        args.file_times,
     )
 
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import shutil
+import zoneinfo
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,9 +44,10 @@ class Submission:
     source: str  # the upload where the instructor finds it: a folder, or the download's file names
     keys: dict[str, str] = field(default_factory=dict)  # the layout's own keys: columns of grades.csv
     refused: str = ""  # why the upload cannot be graded
-    submitted_at: datetime.datetime | None = None  # when it was handed in, where the layout says
+    submitted_at: datetime.datetime | None = None  # when it was handed in, as the platform recorded it
     late: bool = False  # the LMS marked it late
     graded_as: str = ""  # a group member: graded once, as this student
+    file_time: datetime.datetime | None = None  # its newest file's modification time: a hand-in time only on request
 
 
 @dataclass
@@ -60,6 +63,7 @@ class _Found:
     submitted_at: datetime.datetime | None = None
     late: bool = False
     group: str = ""  # members of one group submission share it
+    file_time: datetime.datetime | None = None
 
 
 def detect(path: Path) -> str:
@@ -112,7 +116,7 @@ def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, lis
                 f,
                 str(f),
                 {key: names[i] if names else f.name},
-                submitted_at=_newest(f),
+                file_time=_newest(f),
             )
             for i, f in enumerate(folders)
         ]
@@ -148,6 +152,7 @@ def _named(found: list[_Found]) -> tuple[list[Submission], list[str]]:
                 f.submitted_at,
                 f.late,
                 "" if graded_as == student else graded_as,
+                f.file_time,
             )
         )
     return sorted(submissions, key=lambda s: s.student), warnings
@@ -253,7 +258,8 @@ def _nbgrader(path: Path, skip: set[Path]) -> list[_Found]:
                 folder,
                 str(folder),
                 {"nbgrader_id": student.name},
-                submitted_at=_timestamp(folder / "timestamp.txt") or _newest(folder),
+                submitted_at=_timestamp(folder / "timestamp.txt"),
+                file_time=_newest(folder),
             )
         )
     return found
@@ -269,22 +275,53 @@ def _timestamp(path: Path) -> datetime.datetime | None:
 
 
 def when(value: object) -> datetime.datetime | None:
-    """A time from metadata (a YAML timestamp, `2026-11-20 10:00:00.123456789 -08:00`, an
-    ISO string), timezone-aware (UTC when it names no zone); None when it is no time."""
+    """A time from metadata, timezone-aware (UTC when it names no zone), or None when it is no
+    time: a YAML timestamp; Gradescope's `2026-11-20 10:00:00.123456789 -08:00`; nbgrader's
+    timestamp.txt, written with `%Y-%m-%d %H:%M:%S.%f %Z` in nbgrader's configured zone
+    (`2026-11-20 13:05:00.123456 UTC`: nbgrader/exchange/abc/exchange.py, `timestamp_format`;
+    read back by nbgrader/utils.py `parse_utc`); an ISO 8601 string. A zone name is looked up
+    in the IANA database (zoneinfo refuses names that are paths); one it does not know makes
+    the time unknown rather than guessed."""
     if isinstance(value, datetime.datetime):
-        moment = value
-    else:
-        text = str(value).strip()
-        date, _, rest = text.partition(" ")
-        clock, _, zone = rest.partition(" ")
-        if "." in clock:
-            seconds, fraction = clock.split(".", 1)
-            clock = f"{seconds}.{fraction[:6]}"
+        return value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
+    text = str(value).strip()[:100]
+    date, _, rest = text.partition(" ")
+    clock, _, name = rest.partition(" ")
+    if not clock:
+        date, clock, name = (text[:10], text[11:], "") if text[10:11] in ("T", "t") else (text, "", "")
+    if "." in clock:
+        seconds, fraction = clock.split(".", 1)
+        digits = len(fraction) - len(fraction.lstrip("0123456789"))
+        clock = f"{seconds}.{fraction[: min(digits, 6)].ljust(6, '0')}{fraction[digits:]}"
+    if not name and (offset := OFFSET.search(clock)):
+        clock, name = clock[: offset.start()], offset.group()
+    zone = _zone(name)
+    try:
+        moment = datetime.datetime.fromisoformat(f"{date}T{clock}" if clock else date)
+    except ValueError:
+        return None
+    if zone is None or (moment.tzinfo is not None and name):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=zone)
+
+
+OFFSET = re.compile(r"(?:[Zz]|[+-][0-9]{2}:?[0-9]{2})$")
+
+
+def _zone(name: str) -> datetime.tzinfo | None:
+    """A zone from `+0800`, `-08:00`, `Z`, `UTC` or an IANA name; UTC for none; None when unknown."""
+    if name in ("", "Z", "z", "UTC", "GMT"):
+        return datetime.timezone.utc
+    if match := re.fullmatch(r"([+-])([0-9]{2}):?([0-9]{2})", name):
+        sign = -1 if match[1] == "-" else 1
         try:
-            moment = datetime.datetime.fromisoformat(f"{date}T{clock}{zone}" if clock else text)
+            return datetime.timezone(sign * datetime.timedelta(hours=int(match[2]), minutes=int(match[3])))
         except ValueError:
             return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):
+        return None
 
 
 def _gradescope(path: Path) -> list[_Found]:
@@ -306,7 +343,7 @@ def _gradescope(path: Path) -> list[_Found]:
         number = str(folder_name).removeprefix("submission_")
         plain = "/" not in str(folder_name) and str(folder_name) not in (".", "..")
         usable = plain and folder.is_dir() and not folder.is_symlink()
-        submitted = when(entry[":created_at"]) if ":created_at" in entry else _newest(folder) if usable else None
+        submitted = when(entry[":created_at"]) if ":created_at" in entry else None
         for submitter in submitters:
             raw = str(submitter.get(":sid") or submitter.get(":email") or submitter.get(":name") or folder_name)
             keys = {
@@ -325,6 +362,7 @@ def _gradescope(path: Path) -> list[_Found]:
                     "" if usable else "the submission's folder is missing or a link",
                     submitted,
                     group=str(folder_name) if len(submitters) > 1 else "",
+                    file_time=_newest(folder) if usable else None,
                 )
             )
     return found
