@@ -111,3 +111,20 @@ def _create_v2(name: str) -> Limits | None:
         folder.rmdir()
         raise
     return Limits(2, (folder,))
+
+
+def cpu_seconds(limits: Limits) -> float | None:
+    """CPU seconds used so far by every process that ever ran in the grading's cgroup, exited and
+    reaped ones included: cgroup v2 keeps this count (`cpu.stat`'s `usage_usec`) in every
+    cgroup, whatever its controllers. None under v1, whose `memory` and `pids` hierarchies
+    keep none; the caller then counts the processes themselves."""
+    if limits.version != 2:
+        return None
+    try:
+        for line in (limits.folders[0] / "cpu.stat").read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == "usage_usec":
+                return int(value) / 1e6
+    except (OSError, ValueError):
+        return None
+    return None
