@@ -49,12 +49,15 @@ class Options:
     reference_cache: Path | None = None
     refused: tuple[str, ...] = ()  # files refused before the submission was copied out of its upload
     label: str | None = None  # the submission's name in the output
+    in_class: bool = False  # one of a class's gradings: as official ones, never a child on the host's network
 
     def argv(self) -> tuple[str, ...]:
         """minigrad-grade's flags for these options, in the order the class command has always
         written them (its errors.csv shows them in the command that regrades a student)."""
         flags = ["--seed", str(self.seed), "--parts", ",".join(self.parts), "--isolation", self.isolation]
-        flags += ["--official"] * self.official + ["--check-imports"] * self.check_imports
+        flags += (
+            ["--official"] * self.official + ["--in-class"] * self.in_class + ["--check-imports"] * self.check_imports
+        )
         flags += ["--visibility", self.visibility] if self.visibility else []
         flags += ["--reference-cache", str(self.reference_cache)] if self.reference_cache else []
         flags += ["--label", self.label] if self.label is not None else []
@@ -135,7 +138,8 @@ def run(submission: Path, out: Path, options: Options) -> int:
 
 def grade(submission: Path, out: Path, options: Options, who: identity.Identity | None, root: Path) -> int:
     start = time.monotonic()
-    isolation, seen, passed_over = selftest.choose_level(options.isolation, options.official, who)
+    closed = options.official or options.in_class
+    isolation, seen, passed_over = selftest.choose_level(options.isolation, options.official, who, closed)
     if problem := selftest.missing_imports(isolation, who):  # a broken machine never grades
         print(f"grading refused: {problem}", file=sys.stderr)
         return 2
@@ -175,6 +179,7 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
         "trusted": level != "local",
         "official": options.official,
         "self_test": seen,
+        "network": isolation.network,
         "parts": list(options.parts),
         "limits": who.describe() if who else "rlimits only",
         "copied": copied.copied,

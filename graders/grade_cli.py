@@ -1,7 +1,7 @@
 """minigrad-grade: grade one submission with the hidden suites and write a Gradescope score.
 
     minigrad-grade SUBMISSION --out DIR [--parts checkpoint,value,backward,mlp,tensor] [--seed N]
-                   [--official [--secret-file F]] [--isolation auto|bwrap|user|local]
+                   [--official [--secret-file F]] [--in-class] [--isolation auto|bwrap|user|local]
                    [--check-imports] [--visibility after_due_date|after_published|visible|hidden]
                    [--reference-cache DIR] [--refused NOTE ...] [--label NAME]
 
@@ -34,6 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, help="replay a grade (default 0; with --official, the course's seed)")
     parser.add_argument(
         "--official", action="store_true", help="the course's seed; refuse the untrusted local level; fail closed"
+    )
+    parser.add_argument(
+        "--in-class",
+        action="store_true",
+        help="one of minigrad-class's gradings (it passes this): as with --official, the user level is refused "
+        "where its child cannot get a network of its own",
     )
     parser.add_argument("--secret-file", type=Path, help=f"the course secret (default: ${course_seed.SECRET_VARIABLE})")
     parser.add_argument("--isolation", default="auto", choices=["auto", *sandbox.LEVELS])
@@ -76,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         parts=tuple(part for part in PARTS if part in asked),
         isolation=args.isolation,
         official=args.official,
+        in_class=args.in_class,
         check_imports=args.check_imports,
         visibility=args.visibility,
         reference_cache=args.reference_cache,

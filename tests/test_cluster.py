@@ -171,17 +171,20 @@ def _wait_for_workers(address: str, certificates: dict[str, str], count: int) ->
 
 def gradings_under(folder: Path) -> dict[int, str]:
     """Live gradings of a submission unpacked under `folder`: for each, the student. A grading
-    is a fork of the worker's forkserver whose stderr is `grader-stderr.txt` in its task folder,
-    `minigrad-task-STUDENT-*` (jobs.py)."""
+    is a fork of the worker's forkserver whose stderr is `STUDENT.grader-stderr.txt` in its task
+    folder, `minigrad-task-*` (jobs.py)."""
     found = {}
     for entry in Path("/proc").iterdir():
         try:
             stderr = Path(os.readlink(entry / "fd" / "2"))
         except OSError:
             continue
-        task = stderr.parent.name
-        if stderr.name == jobs.STDERR and stderr.is_relative_to(folder) and task.startswith(jobs.TASK):
-            found[int(entry.name)] = task.removeprefix(jobs.TASK).rsplit("-", 1)[0]
+        if (
+            stderr.name.endswith(jobs.STDERR)
+            and stderr.is_relative_to(folder)
+            and stderr.parent.name.startswith(jobs.TASK)
+        ):
+            found[int(entry.name)] = stderr.name.removesuffix(jobs.STDERR)
     return found
 
 

@@ -3,6 +3,7 @@ status and stderr, stopped by SIGTERM like it, and ended when the server's user 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -53,4 +54,40 @@ def test_stop_and_a_closed_server_end_their_gradings_cleanly(tmp_path: Path, mon
         client.close()
         assert not processes.alive(left)
     assert client.wait(left, 1) == -15  # what a client says of a grading its server took down
+    assert leftover_processes() == []
+
+
+@needs_isolation
+def test_the_server_listens_on_nothing_and_its_gradings_carry_no_flags_on_their_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests come on a pipe, so a grading's seed and label (the student's upload path) are
+    on no command line another process could read, and no socket of the server's waits for
+    anyone (a filesystem Unix socket would be out of a network namespace's reach)."""
+    jay = materialize(JAY, tmp_path / "jay-lovelace")
+    with grader_tmp() as work:
+        monkeypatch.setenv("TMPDIR", str(work))
+        client = forkserver.Client()
+        try:
+            flags = [
+                str(jay),
+                "--parts",
+                "mlp",
+                "--seed",
+                "4242",
+                "--label",
+                "jay-lovelace",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+            pid = client.start(flags, tmp_path / "err")
+            command_lines = [Path(f"/proc/{p}/cmdline").read_bytes() for p in (client.process.pid, pid)]
+            descriptors = [os.readlink(fd) for p in (client.process.pid, pid) for fd in Path(f"/proc/{p}/fd").iterdir()]
+            time.sleep(2)  # into jay's endless loop, the grader's SIGTERM handler set
+            client.stop(pid)
+            assert client.wait(pid, 60) == STOPPED
+        finally:
+            client.close()
+    assert command_lines == [f"{sys.executable}\0-m\0graders.class_grading.forkserver\0".encode()] * 2
+    assert [link for link in descriptors if link.startswith("socket:")] == []
     assert leftover_processes() == []

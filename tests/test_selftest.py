@@ -4,42 +4,53 @@ import shutil
 
 import pytest
 
-from graders.isolation import identity, sandbox, selftest
+from graders.isolation import identity, namespaces, sandbox, selftest
 from graders.workdir import prepare_workdir
 
 
-def probe(level: str) -> dict[str, bool]:
+def probe(level: str, own_namespaces: bool = False) -> tuple[sandbox.Isolation, dict[str, bool]]:
     if level not in sandbox.available_levels():
         pytest.skip(f"the {level} level is not available here (needs root, and bubblewrap for bwrap)")
+    if own_namespaces and (why := namespaces.problem()):
+        pytest.skip(f"root may not give the user level's child a network of its own here: {why}")
     with identity.claimed() as who:
         workdir, _ = prepare_workdir(None, who)
+        isolation = sandbox.Isolation(level, who, own_namespaces=own_namespaces)
         try:
-            return selftest.probe(sandbox.Isolation(level, who), workdir)
+            return isolation, selftest.probe(isolation, workdir)
         finally:
             shutil.rmtree(workdir)
 
 
 def test_local_child_sees_the_network_and_the_canary_file():
-    seen = probe("local")
+    isolation, seen = probe("local")
     assert seen["network"] and seen["canary"]
-    assert selftest.passes("local", seen)
+    assert selftest.passes(isolation, seen)
 
 
-def test_user_level_hides_the_canary_and_the_environment_but_not_the_network():
-    seen = probe("user")
+def test_user_level_with_its_own_namespaces_hides_network_canary_and_environment():
+    isolation, seen = probe("user", own_namespaces=True)
+    assert seen == {"network": False, "canary": False, "environ": False}
+    assert selftest.passes(isolation, seen)
+
+
+def test_user_level_without_its_own_namespaces_hides_the_canary_and_the_environment_but_not_the_network():
+    """What a container whose root may not unshare gives: allowed only for a practice grading."""
+    isolation, seen = probe("user", own_namespaces=False)
     assert seen == {"network": True, "canary": False, "environ": False}
-    assert selftest.passes("user", seen)
+    assert selftest.passes(isolation, seen)
 
 
 def test_bwrap_hides_network_canary_and_environment():
-    seen = probe("bwrap")
+    isolation, seen = probe("bwrap")
     assert seen == {"network": False, "canary": False, "environ": False}
-    assert selftest.passes("bwrap", seen)
+    assert selftest.passes(isolation, seen)
 
 
 def test_a_probe_that_sees_the_canary_fails_the_strong_levels():
     seen = {"network": False, "canary": True, "environ": False}
-    assert not selftest.passes("bwrap", seen) and not selftest.passes("user", seen)
+    strong = [sandbox.Isolation("bwrap"), sandbox.Isolation("user", own_namespaces=True), sandbox.Isolation("user")]
+    assert not any(selftest.passes(isolation, seen) for isolation in strong)
 
 
 @pytest.mark.parametrize("level", ["bwrap", "user", "local"])

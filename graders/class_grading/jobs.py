@@ -13,8 +13,10 @@ reaches only the class command, which then stops the gradings), that gets SIGTER
 process that asked for it dies (a cluster worker killed mid-grading): the grader's own SIGTERM
 handler kills its children, deletes its work folders and frees its uid. On a cluster worker,
 a task the class command cancelled stops its grading within a poll; a stopped grading returns
-nothing. Its stderr goes to `grader-stderr.txt` in the task's folder, named
-`minigrad-task-STUDENT-*`, so `ls -l /proc/PID/fd/2` tells which student a grading is.
+nothing. Its stderr goes to `STUDENT.grader-stderr.txt` in the task's folder, so `ls -l
+/proc/PID/fd/2` (root's to read) tells which student a grading is. The folder itself is named
+`minigrad-task-` and a random token, private to root: it lies where a user-level child may
+list names (/tmp, a worker's directory), which must never show a classmate's.
 
 The class submits gradings to a `concurrent.futures.Executor`. Locally that is a thread pool
 whose threads only wait: each grading is already a process of its own, with its own uid and
@@ -34,7 +36,7 @@ from . import dask_worker, forkserver, kit_version, packing
 
 TIMEOUT = 600.0  # seconds; the grader bounds itself far below this (its children have 150 s together)
 POLL = 0.25  # seconds between checks that the task is still wanted
-TASK, STDERR = "minigrad-task-", "grader-stderr.txt"  # a task's folder is TASK + student + "-" + random
+TASK, STDERR = "minigrad-task-", ".grader-stderr.txt"  # a task's folder is TASK + random; STUDENT + STDERR in it
 _server: forkserver.Client | None = None
 _running: dict[int, forkserver.Client] = {}  # each grading's pid, and the server that forked it
 _lock = threading.Lock()
@@ -73,13 +75,13 @@ def grade(job: Job) -> Graded:
             f"kit version mismatch: this worker runs {here[:12]}, "
             f"the class command {job.kit[:12]}; install the same kit on both",
         )
-    with tempfile.TemporaryDirectory(prefix=f"{TASK}{job.student}-", dir=dask_worker.scratch()) as scratch:
+    with tempfile.TemporaryDirectory(prefix=TASK, dir=dask_worker.scratch()) as scratch:
         submission, out = Path(scratch) / "submission", Path(scratch) / "out"
         submission.mkdir()
         packing.unpack(job.archive, submission)
         cache = job.cache or str(dask_worker.reference_cache())
-        flags = [str(submission), "--out", str(out), *job.options, "--reference-cache", cache]
-        problem = _run(flags, Path(scratch) / STDERR)
+        flags = [str(submission), "--out", str(out), *job.options, "--in-class", "--reference-cache", cache]
+        problem = _run(flags, Path(scratch) / f"{job.student[:48]}{STDERR}")  # 48 4-byte letters fit a file name
         if problem is not None:
             return Graded(job.student, None, None, problem)
         results, report = (_read(out / name) for name in ("results.json", "report.json"))

@@ -5,7 +5,8 @@ its self-test, and a child at that level that imports what the course promises.
 
 minigrad-class runs it once before a class, so a machine that cannot grade refuses the class
 up front (exit 2, the reason on stderr) instead of failing every student, or worse, grading
-every student's NumPy engine 0.
+every student's NumPy engine 0. It asks what a class's gradings ask (`--in-class`): a user
+level whose child would share this machine's network is refused.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--official", action="store_true", help="refuse the untrusted local level, as grading does")
     args = parser.parse_args(argv)
     with identity.claimed() if os.geteuid() == 0 else nullcontext(None) as who:
-        isolation, _, _ = selftest.choose_level(args.isolation, args.official, who)  # exits 2 itself, said why
+        isolation, _, _ = selftest.choose_level(args.isolation, args.official, who, True)  # exits 2, said why
         if problem := selftest.missing_imports(isolation, who):
             print(f"grading refused: {problem}", file=sys.stderr)
             return 2

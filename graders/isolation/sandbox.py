@@ -4,8 +4,9 @@ Levels, strongest first:
   bwrap  bubblewrap namespaces: no network, own PID namespace, read-only system, only the
          child's work folder visible, empty environment, every tmpfs sized; started under
          the grading's own uid, so process limits hold.
-  user   no namespaces: the child runs under the grading's own uid, on a work folder only
-         that uid's group can read; nothing hidden is readable by other users.
+  user   no namespaces of bwrap's: the child runs under the grading's own uid, on a work folder
+         only that uid's group can read; nothing hidden is readable by other users. Where root
+         may make them, it also gets a network and a /proc of its own (namespaces.py).
   local  a plain subprocess as the current user: for a student's own machine, untrusted.
 Every child joins the grading's cgroup (where there is one), gets resource limits, a wall
 deadline that only a valid answer renews, and a bounded read of its output.
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import child_numpy
+from . import child_numpy, namespaces
 from .identity import Identity, kill_processes
 from .processes import adopt_orphans
 
@@ -166,8 +167,9 @@ def _bwrap_works() -> bool:
     return ran.returncode == 0
 
 
-def _preexec(identity: Identity | None):
-    """Runs in the child between fork and exec: new session, cgroup, limits, then the uid."""
+def _preexec(identity: Identity | None, own_namespaces: bool):
+    """Runs in the child between fork and exec: new session, cgroup, the user level's own
+    network and /proc (as root, before the uid is dropped), limits, then the uid."""
     procs_files = identity.limits.procs_files() if identity and identity.limits else []
 
     def setup() -> None:
@@ -176,6 +178,8 @@ def _preexec(identity: Identity | None):
             fd = os.open(procs, os.O_WRONLY)
             os.write(fd, str(os.getpid()).encode())
             os.close(fd)
+        if own_namespaces:
+            namespaces.enter()  # raises if refused: the child never runs on the host's network
         # Same memory layout every run: set iteration order over Values follows id(), so a
         # buggy, order-dependent submission then gets the same score every time it is graded.
         ctypes.CDLL(None).personality(ADDR_NO_RANDOMIZE)
@@ -240,16 +244,27 @@ def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] 
 
 @dataclass(frozen=True)
 class Isolation:
-    """How to run a child: the level, the grading's identity (None: as this user), and for
-    bwrap the way /proc is mounted (chosen by the self-test)."""
+    """How to run a child: the level, the grading's identity (None: as this user), for bwrap
+    the way /proc is mounted (chosen by the self-test), and for the user level whether the
+    child gets a network and a /proc of its own (where root may make them)."""
 
     level: str
     identity: Identity | None = None
     proc_mount: tuple[str, ...] = PROC_MOUNTS[0]
+    own_namespaces: bool = False
 
     @property
     def runs_as(self) -> Identity | None:
         return self.identity if self.level != "local" else None
+
+    @property
+    def network(self) -> str:
+        """What the child can reach, as results.json records it."""
+        if self.level == "bwrap":
+            return "none: bwrap's network namespace"
+        if self.level == "user" and self.own_namespaces:
+            return "none: a network namespace of its own, loopback down; its /proc lists its own processes only"
+        return "the host's: every service on its loopback, and every process's command line in /proc"
 
 
 def run(
@@ -283,10 +298,10 @@ def run(
             stderr=subprocess.PIPE,
             cwd=workdir,
             env=env,
-            preexec_fn=_preexec(identity),
+            preexec_fn=_preexec(identity, isolation.level == "user" and isolation.own_namespaces),
             close_fds=True,
         )
-    except OSError as exc:  # e.g. the uid's process limit, held by its own earlier children
+    except (OSError, subprocess.SubprocessError) as exc:  # the uid's process limit; namespaces refused
         return ChildResult(b"", f"could not start: {exc}".encode(), None, False, False, 0.0)
     RUNNING.add(proc.pid)
     try:

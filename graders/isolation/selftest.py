@@ -4,7 +4,11 @@ can import what the course promises; or refuse to grade.
 The probe child tries to reach a port the parent opened on loopback, read a canary file
 planted beside the hidden suites, and find a canary in the parent's environment
 (`/proc/*/environ`). What each level must hide:
-  bwrap: all three;  user: the canary file and the environment;  local: nothing (untrusted).
+  bwrap: all three;  local: nothing (untrusted);
+  user:  all three where root may give its child a network of its own (namespaces.py); where
+         it may not, the canary file and the environment, and the level is refused for
+         official grades and classes (`closed_network`): its child would reach every service
+         on this machine's loopback.
 Then the probe imports the standard library and NumPy the way the runner will. The machine is
 not trusted to have them: without this, a child that cannot import NumPy would give every
 honest part-4 engine 0 and call it the student's mistake. That proof is kept (per kit version,
@@ -26,10 +30,10 @@ from pathlib import Path
 from ..class_grading import kit_version
 from ..kit import SUITES
 from ..workdir import prepare_workdir
-from . import child_numpy, sandbox
+from . import child_numpy, namespaces, sandbox
 from .identity import Identity
 
-MUST_HIDE = {"bwrap": {"network", "canary", "environ"}, "user": {"canary", "environ"}, "local": set()}
+MUST_HIDE = {"bwrap": {"network", "canary", "environ"}, "user": {"network", "canary", "environ"}, "local": set()}
 ENV_KEY = "MINIGRAD_GRADER_CANARY"
 
 
@@ -65,8 +69,13 @@ def probe(isolation: sandbox.Isolation, workdir: Path) -> dict[str, bool]:
         return {"network": True, "canary": True, "environ": True}
 
 
-def passes(level: str, seen: dict[str, bool]) -> bool:
-    return not any(seen[key] for key in MUST_HIDE[level])
+def passes(isolation: sandbox.Isolation, seen: dict[str, bool]) -> bool:
+    """Whether the probe saw nothing `isolation` must hide; a user level without a network of
+    its own (allowed only where the network need not be closed) may see the network."""
+    hide = MUST_HIDE[isolation.level]
+    if isolation.level == "user" and not isolation.own_namespaces:
+        hide = hide - {"network"}
+    return not any(seen[key] for key in hide)
 
 
 def missing_imports(isolation: sandbox.Isolation, who: Identity | None) -> str | None:
@@ -144,12 +153,25 @@ def _remember(proof: Path | None) -> None:
         pass
 
 
-def choose_level(requested: str, official: bool, who: Identity | None) -> tuple[sandbox.Isolation, dict, str]:
+def choose_level(
+    requested: str, official: bool, who: Identity | None, closed_network: bool = False
+) -> tuple[sandbox.Isolation, dict, str]:
     """The strongest level whose self-test passes (or the requested one, checked the same way),
-    with what its probe saw and, when a stronger level failed, why it was passed over."""
+    with what its probe saw and, when a stronger level failed, why it was passed over. With
+    `closed_network` (official grades, classes) the user level is used only where its child
+    gets a network of its own."""
     candidates = sandbox.available_levels() if requested == "auto" else [requested]
     if official:
         candidates = [level for level in candidates if level != "local"]
+    own = namespaces.problem() is None
+    passed_over = []
+    if closed_network and not own and "user" in candidates:
+        # nor a fall back from it to `local`, whose child has the network too
+        candidates = [level for level in candidates if level not in ("user", "local")]
+        passed_over.append(
+            f"the user level's child would share this machine's network ({namespaces.problem()}), "
+            f"which official grades and classes refuse; fix: {namespaces.FIX}"
+        )
     try:
         workdir, _ = prepare_workdir(None, who)
     except OSError as exc:  # e.g. a container without the capabilities to hand files to the grading's uid
@@ -157,15 +179,14 @@ def choose_level(requested: str, official: bool, who: Identity | None) -> tuple[
         raise SystemExit(
             f"grading needs {needed}, and this machine cannot give the grading's uid its files: {exc}"
         ) from None
-    passed_over = []
     try:
         for level in candidates:
             mounts = sandbox.PROC_MOUNTS if level == "bwrap" else sandbox.PROC_MOUNTS[:1]
             for proc_mount in mounts:
-                isolation = sandbox.Isolation(level, who, proc_mount)
+                isolation = sandbox.Isolation(level, who, proc_mount, own_namespaces=level == "user" and own)
                 for _ in range(2):  # once more: a self-test may lose a race with a busy machine
                     seen = probe(isolation, workdir)
-                    if passes(level, seen):
+                    if passes(isolation, seen):
                         return isolation, seen, "; ".join(passed_over)
             passed_over.append(f"{level} failed its self-test (the child could see: {_visible(seen)})")
     finally:

@@ -1,0 +1,79 @@
+"""The user level's own walls: a network and a /proc of the child's own, made by root where
+bubblewrap cannot make its namespaces.
+
+bwrap needs a user namespace, which a container or a chroot often refuses; root there may
+still unshare a network and a mount namespace (they need only CAP_SYS_ADMIN). Without them a
+user-level child shares the host's loopback, where a Dask scheduler or any other local service
+listens, and reads every process's command line in /proc (the instructor's `minigrad-class
+--seed 7`). With them the child has a network of nothing but a loopback that is down (every
+connect fails at once; abstract Unix sockets belong to a network namespace too), and a /proc
+of its own mounted `hidepid=2`, which lists only its own uid's processes.
+
+`python -m graders.isolation.namespaces` makes them once in a throwaway process and says
+whether it could: the grader asks that once per process (`problem`), never inside a child,
+so a machine that cannot is known before any child runs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import subprocess
+import sys
+
+CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000  # linux/sched.h
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_SLAVE = 0x2, 0x4, 0x8, 0x4000, 0x80000  # linux/mount.h
+# Before 5.8 every /proc of one pid namespace shared its options: hidepid on the child's mount
+# would have hidden processes on the host's /proc too. From 5.8 each mount has its own.
+FIRST_KERNEL = (5, 8)
+FIX = (
+    "run the grader where bubblewrap can make its namespaces (`bwrap --unshare-all --ro-bind / / true` must work), "
+    "or give its container CAP_SYS_ADMIN without a profile that forbids unshare and mount "
+    "(docker run --cap-add SYS_ADMIN --security-opt apparmor=unconfined, or --privileged)"
+)
+
+
+def enter() -> None:
+    """Give the calling process (root, before it drops to the grading's uid) a network
+    namespace of its own and a /proc that shows only its own uid's processes; OSError if the
+    machine refuses either. The mount namespace is made a slave first, so the new /proc never
+    reaches the host's mounts."""
+    libc = ctypes.CDLL(None, use_errno=True)  # os.unshare exists only from 3.12; this serves 3.10 to 3.13
+    _check(libc.unshare(CLONE_NEWNET | CLONE_NEWNS), "unshare")
+    _check(libc.mount(b"none", b"/", None, MS_REC | MS_SLAVE, None), "mount --make-rslave /")
+    _check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=2"), "mount /proc")
+
+
+def _check(status: int, what: str) -> None:
+    if status != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+@functools.cache
+def problem() -> str | None:
+    """Why a user-level child cannot have a network and a /proc of its own here; None when it can."""
+    if os.geteuid() != 0:
+        return "only root can make them"
+    release = os.uname().release
+    try:
+        kernel = tuple(int(part) for part in release.split("-")[0].split(".")[:2])
+    except ValueError:
+        kernel = (0, 0)
+    if kernel < FIRST_KERNEL:
+        return f"kernel {release} is older than 5.8, where a /proc of the child's own would change the host's"
+    try:
+        ran = subprocess.run(
+            [sys.executable, "-m", __name__], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"the trial could not run: {exc}"
+    return None if ran.returncode == 0 else (ran.stderr.strip().splitlines() or ["the trial failed"])[-1]
+
+
+if __name__ == "__main__":
+    try:
+        enter()
+    except OSError as exc:
+        sys.exit(exc.strerror)
