@@ -84,9 +84,11 @@ def _open_package(submission: Path, intake: Intake) -> int | None:
     """An open descriptor of the package folder, or None (with the reason when it is not
     simply missing). Students put it anywhere: `minigrad/` at the top, the upload being
     `minigrad/` itself, wrapping folders (`Downloads/hw/src/minigrad/`), or a flat upload
-    whose `engine.py` sits in some folder. Of several copies, the one whose newest `.py`
-    file is the newest is graded (then the one with more files, then the shallower), and
-    the others are named in `intake.refused`, so nobody has to guess what was graded."""
+    whose `engine.py` sits in some folder. Of several copies, the one with the most `.py`
+    files is graded, then the one with the most code (bytes), then the shallower, then the
+    first by path: only what the upload holds decides, never file times, which each LMS's
+    download sets its own way (the same files would be graded differently through Canvas and
+    Gradescope). The others are named in `intake.refused`, so nobody has to guess."""
     if submission.is_symlink():
         intake.refused.append(f"{submission.name}: a symbolic link, not a folder; upload the files themselves")
         return None
@@ -98,13 +100,13 @@ def _open_package(submission: Path, intake: Intake) -> int | None:
         found = _candidates(top, submission.name, intake)
         if not found:
             return None
-        chosen, *others = sorted(found, key=lambda c: (-c.newest, -c.files, len(c.parts), c.parts))
+        chosen, *others = sorted(found, key=lambda c: (-c.files, -c.size, len(c.parts), c.parts))
         intake.location = "/".join(chosen.parts) or ("minigrad" if submission.name == "minigrad" else "")
         intake.others = ["/".join(other.parts) or "." for other in others]
         if others:
             intake.refused.append(
                 f"{', '.join(intake.others)}: another copy of the package, not graded; graded "
-                f"{intake.location or '.'} (of several copies, the one with the newest .py file)"
+                f"{intake.location or '.'} (of several copies, the one with the most .py files, then the most code)"
             )
         try:
             return _open_path(top, chosen.parts)
@@ -123,7 +125,7 @@ SCAN_ENTRIES = 4096  # entries of one folder looked at, at most
 class _Candidate:
     parts: tuple[str, ...]  # the folder's path from the upload's top
     files: int  # its .py modules
-    newest: float  # the newest modification time among them
+    size: int  # their bytes together
 
 
 def _candidates(top: int, top_name: str, intake: Intake) -> list[_Candidate]:
@@ -146,7 +148,7 @@ def _candidates(top: int, top_name: str, intake: Intake) -> list[_Candidate]:
             os.close(folder)
         named = (parts[-1] if parts else top_name) == "minigrad"
         if modules and (flat or named):
-            found.append(_Candidate(parts, len(modules), max(modules.values())))
+            found.append(_Candidate(parts, len(modules), sum(modules.values())))
         if len(parts) < SEARCH_DEPTH:  # never more waiting than will be looked into
             queue.extend((*parts, name) for name in subfolders[: max(0, SEARCH_FOLDERS - looked - len(queue))])
     return found
@@ -164,12 +166,12 @@ def _open_path(top: int, parts: tuple[str, ...]) -> int:
     return folder
 
 
-def _scan(folder: int, parts: tuple[str, ...], intake: Intake) -> tuple[dict[str, float], bool, list[str]]:
-    """A folder's `.py` modules (name: modification time; links and other non-folders too, so
+def _scan(folder: int, parts: tuple[str, ...], intake: Intake) -> tuple[dict[str, int], bool, list[str]]:
+    """A folder's `.py` modules (name: size in bytes; links and other non-folders too, so
     that copying them says why each is refused), whether its `engine.py` is a regular file,
     and its real subfolders. A `minigrad` that is a link or a file is said: a student meant
     it as the package."""
-    modules: dict[str, float] = {}
+    modules: dict[str, int] = {}
     subfolders: list[str] = []
     flat = False
     with os.scandir(folder) as entries:
@@ -185,7 +187,7 @@ def _scan(folder: int, parts: tuple[str, ...], intake: Intake) -> tuple[dict[str
                 else:
                     intake.refused.append(f"{where}: not a folder")
             elif MODULE_NAME.fullmatch(entry.name):
-                modules[entry.name] = entry.stat(follow_symlinks=False).st_mtime
+                modules[entry.name] = entry.stat(follow_symlinks=False).st_size
                 flat |= entry.name == "engine.py" and entry.is_file(follow_symlinks=False)
     return modules, flat, sorted(subfolders)
 

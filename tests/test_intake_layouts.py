@@ -54,17 +54,25 @@ def test_the_package_is_found_wherever_it_is(tmp_path: Path, where: str) -> None
     assert copied.found and copied.copied == MODULES and copied.refused == []
 
 
-def test_of_two_copies_the_newest_is_graded_and_the_other_named(tmp_path: Path) -> None:
-    for n, copy_name in enumerate(("new", "old")):
+def test_of_two_copies_the_fuller_is_graded_whatever_the_file_times(tmp_path: Path) -> None:
+    """Canvas, Gradescope and Moodle each set their own file times on a download: the same files
+    must be graded the same way through all three, so only what the copies hold decides."""
+    for copy_name in ("draft", "final"):
         shutil.copytree(package(tmp_path / copy_name), tmp_path / "upload" / copy_name / "minigrad")
+    engine = tmp_path / "upload" / "draft" / "minigrad" / "engine.py"
+    engine.write_text(engine.read_text()[:200])  # the draft: the same files, less code
+    for when, copy_name in ((1_700_000_000, "final"), (1_800_000_000, "draft")):  # the draft looks newer
         for path in (tmp_path / "upload" / copy_name / "minigrad").iterdir():
-            os.utime(path, (1_700_000_000 - n * 1000,) * 2)
+            os.utime(path, (when, when))
     copied = copy(tmp_path / "upload", tmp_path)
-    assert copied.found and copied.location == "new/minigrad" and copied.others == ["old/minigrad"]
+    assert copied.found and copied.location == "final/minigrad" and copied.others == ["draft/minigrad"]
     assert copied.refused == [
-        "old/minigrad: another copy of the package, not graded; graded new/minigrad "
-        "(of several copies, the one with the newest .py file)"
+        "draft/minigrad: another copy of the package, not graded; graded final/minigrad "
+        "(of several copies, the one with the most .py files, then the most code)"
     ]
+    (tmp_path / "upload" / "draft" / "minigrad" / "extra.py").write_text("x = 1\n")
+    (tmp_path / "again").mkdir()
+    assert copy(tmp_path / "upload", tmp_path / "again").location == "draft/minigrad"  # more files wins first
 
 
 def test_a_package_deep_in_an_upload_is_found(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from graders.parts import PARTS
 
 from . import dispatch, feedback, gradebook, jobs, kit_version, lateness, layouts, packing, records, report, tables
 from .columns import key_columns
+from .exports import write_exports
 from .records import StoredGrade
 
 GRADEBOOK = "gradebook.db"
@@ -66,14 +67,15 @@ def grade_class(
         if s.graded_as and not s.refused:
             members.setdefault(s.graded_as, []).append(s.student)
     before, tasks, kept = {}, [], 0
+    keys = {s.student: dict(s.keys) for s in submissions}
     for submission in submissions:
         previous = records.load(out, submission.student)
-        if previous is not None:
+        if previous is not None and _same_student(previous, keys[submission.student]):
             before[submission.student] = previous.results
         if submission.refused or submission.graded_as or submission.folder is None:
             continue
         group = [submission.student, *members.get(submission.student, [])]
-        if options.resume and all(_unchanged(records.load(out, s), wanted, submission.folder) for s in group):
+        if options.resume and all(_unchanged(records.load(out, s), wanted, submission.folder, keys[s]) for s in group):
             kept += 1
             for student in group:
                 if grades:
@@ -97,13 +99,19 @@ def grade_class(
         pool, slots = cluster.connect(options.scheduler, *options.tls)
     else:
         pool, slots = jobs.executor(options.jobs), options.jobs
-    done = partial(finish, out=out, wanted=wanted, grades=grades, members=members, seen=seen, flagged=flagged)
+    done = partial(
+        finish, out=out, wanted=wanted, grades=grades, members=members, seen=seen, flagged=flagged, keys=keys
+    )
     failed, interrupted = dispatch.run(tasks, pool, 2 * slots, make_job, done)
     for primary, others in members.items():
         failed.update({other: failed[primary] for other in others if primary in failed})
     students = [s.student for s in submissions]
     problems = {**refused, **failed}
-    graded = {s: r for s in students if (r := records.load(out, s)) is not None and s not in problems}
+    graded = {
+        s: r
+        for s in students
+        if (r := records.load(out, s)) is not None and s not in problems and _same_student(r, keys[s])
+    }
     flagged = {s: str(r.grading["flag"]) for s, r in graded.items() if r.grading.get("flag")}  # kept ones too
     missing = [s for s in expected if s not in students]
     columns, keys = key_columns(
@@ -124,10 +132,10 @@ def grade_class(
         "warnings": warnings + copies(seen) + said + _guessed_times(options, submissions),
         "not_on_roster": [s for s in students if expected and s not in expected],
     }
-    for message in close_gradebook(grades):
+    for message in close_gradebook(grades, roll):
         say(f"gradebook: {message}", sys.stderr)
     items = tables.item_analysis(out, graded)
-    say(report.summary(out, facts, graded, items))
+    say(report.summary(out, facts, graded, items, roll))
     if graded:
         report.histogram(out, graded)
     print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
@@ -170,10 +178,17 @@ def copies(seen: dict[str, packing.Packed]) -> list[str]:
     ]
 
 
-def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path) -> bool:
-    """Whether a grade still stands: same seed, parts and kit, and the same graded files
-    (packed only here, to compare; the grading packs them again when it is submitted)."""
-    if previous is None:
+def _same_student(previous: StoredGrade, keys: dict[str, str]) -> bool:
+    """Whether a stored grade is this student's: graded under the same LMS keys. A grade never
+    moves to another key, even where an id once named someone else."""
+    return previous.grading.get("keys", keys) == keys
+
+
+def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path, keys: dict[str, str]) -> bool:
+    """Whether a grade still stands: the same student's (same LMS keys), same seed, parts and
+    kit, and the same graded files (packed only here, to compare; the grading packs them again
+    when it is submitted)."""
+    if previous is None or not _same_student(previous, keys):
         return False
     current = {**wanted, "submission": packing.pack(upload).digest}
     return all(previous.grading.get(key) == value for key, value in current.items())
@@ -233,14 +248,14 @@ def open_gradebook(url: str, expected: list[str]) -> gradebook.Writer | None:
     return gradebook.Writer(url, expected or None)
 
 
-def close_gradebook(grades: gradebook.Writer | None) -> list[str]:
+def close_gradebook(grades: gradebook.Writer | None, roll: tables.Roll) -> list[str]:
     """What the gradebook has to say once every grade is in; a database that failed (an
     unreachable server, an `alembic` stamp cut short by Ctrl-C) is said, and the grade files,
     tables and report are written all the same."""
     if grades is None:
         return []
     try:
-        return grades.close()
+        return grades.close(roll)
     except Exception as error:  # noqa: BLE001 - any database failure: the files under --out stand
         return [f"not written: {type(error).__name__}: {error}; every grade file is; store them again with --resume"]
 
@@ -254,6 +269,7 @@ def finish(
     members: dict[str, list[str]],
     seen: dict[str, packing.Packed],
     flagged: dict[str, str],
+    keys: dict[str, dict[str, str]],
 ) -> str | None:
     """A grade's files under `out`: results.json and report.json, then its feedback, then
     grading.json (with where the package was found, or why not), which marks it complete;
@@ -277,7 +293,15 @@ def finish(
         graded_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         flag = flagged.get(job.student, "")
         records.write_grading(
-            folder, {**wanted, "submission": job.digest, "graded_at": graded_at, "found_in": found_in, "flag": flag}
+            folder,
+            {
+                **wanted,
+                "submission": job.digest,
+                "graded_at": graded_at,
+                "found_in": found_in,
+                "flag": flag,
+                "keys": keys.get(student, {}),
+            },
         )
         if grades:
             grades.enter(student, results)
@@ -291,7 +315,8 @@ def write_tables(out: Path, parts: list[str], roll: tables.Roll, before: dict[st
     tables.errors(out, roll.errors)
     if before:
         tables.changes(out, before, roll.graded)
-    feedback.write_zip(out, {student: record.results for student, record in roll.graded.items()})
+    for message in write_exports(out, roll):  # feedback with lateness, feedback.zip, each LMS's import files
+        say(message, sys.stderr)
 
 
 def _levels(graded: dict[str, StoredGrade]) -> set[str]:

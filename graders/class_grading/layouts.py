@@ -21,7 +21,9 @@ import datetime
 import os
 import re
 import shutil
+import zipfile
 import zoneinfo
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +31,7 @@ import yaml
 
 from graders import intake
 
-from . import archives, lms_zip
+from . import archives, combine, gradescope_zip, lms_zip
 from .students import safe_id, unique
 
 LAYOUTS = ("auto", "folders", "nbgrader", "gradescope", "lms-zip", "classroom")
@@ -64,13 +66,20 @@ class _Found:
     late: bool = False
     group: str = ""  # members of one group submission share it
     file_time: datetime.datetime | None = None
+    key: str = ""  # the LMS's key, added to the id when two students' names come out alike
 
 
 def detect(path: Path) -> str:
-    """The layout of `path`, recognised by what each one always has."""
+    """The layout of `path`, recognised by what each one always has: a zip holding Gradescope's
+    metadata is its export, any other zip an LMS download; a folder (or the folder holding it)
+    with Gradescope's metadata, nbgrader's `submitted/`, clones, else one folder a student."""
     if path.is_file() and path.suffix.lower() == ".zip":
-        return "lms-zip"
-    if (path / GRADESCOPE_METADATA).is_file():
+        try:
+            with archives.open_zip(path, gradescope_zip.MAX_ENTRIES) as (bundle, _):
+                return "gradescope" if gradescope_zip.metadata_in(bundle) else "lms-zip"
+        except (OSError, zipfile.BadZipFile, archives.Refused) as exc:
+            raise SystemExit(f"{path}: not a readable zip ({exc})") from exc
+    if _gradescope_root(path) is not None:
         return "gradescope"
     if path.name == "submitted" or (path / "submitted").is_dir():
         return "nbgrader"
@@ -78,6 +87,15 @@ def detect(path: Path) -> str:
     if subfolders and all((folder / ".git").exists() for folder in subfolders):
         return "classroom"
     return "folders"
+
+
+def _gradescope_root(path: Path) -> Path | None:
+    """The export folder: `path` itself, or the one folder in it that holds the metadata (the
+    zip unpacked by hand gives `assignment_{id}_export/` inside the folder it was opened in)."""
+    if (path / GRADESCOPE_METADATA).is_file():
+        return path
+    inside = [folder for folder in _subfolders(path, set()) if (folder / GRADESCOPE_METADATA).is_file()]
+    return inside[0] if len(inside) == 1 else None
 
 
 def check_out(path: Path, out: Path) -> None:
@@ -99,10 +117,15 @@ def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, lis
     skip = {there}
     if layout == "lms-zip":
         found, warnings = _lms(path, staging)
+    elif layout == "gradescope" and path.is_file():
+        export = gradescope_zip.unpack(path, staging)
+        if export is None:
+            raise SystemExit(f"{path}: no {GRADESCOPE_METADATA} in the zip: not a Gradescope export")
+        found = _gradescope(*export)
     elif not path.is_dir():
         raise SystemExit(f"{path}: not a folder (a {layout} layout is a folder)")
     elif layout == "gradescope":
-        found = _gradescope(path)
+        found = _gradescope(_gradescope_root(path) or path, {})
     elif layout == "nbgrader":
         found = _nbgrader(path, skip)
     else:
@@ -122,16 +145,34 @@ def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, lis
         ]
     if there.parent in (here, (path / "submitted").resolve()):
         warnings.append(f"--out {out.name} lies inside the submissions: not graded as a student")
+    if not found:
+        raise SystemExit(_nobody(path, layout, warnings))
     _stage_archives(found, staging, warnings)
     submissions, renamed = _named(found)
     return layout, submissions, warnings + renamed
 
 
+def _nobody(path: Path, layout: str, warnings: list[str]) -> str:
+    """Why a class of nobody stops the run (a wrong file, an empty export), with what it holds."""
+    if warnings:
+        held = "; ".join(warnings[:5]) + ("; ..." if len(warnings) > 5 else "")
+    else:
+        held = ", ".join(intake.listing(path, 6)) if path.is_dir() else "nothing"
+    return f"{path}: read as {layout}, it holds no student's submission; it holds: {held or 'nothing'}"
+
+
 def _named(found: list[_Found]) -> tuple[list[Submission], list[str]]:
-    """Ids in a stable order (by id, then the layout's key), numbered where two come out
-    alike, and a warning for each one numbered."""
-    found = sorted(found, key=lambda f: (safe_id(f.raw), f.order))
+    """Each student's id from their own name and key, never from the order they are met: a
+    name that comes out alike for two students (the same name, or names alike once reduced:
+    letter case, punctuation, Unicode form) gets each one's LMS key (`smith-101`, `smith-102`),
+    so a grade stays with its key whatever else is in the download or graded before. Ids alike
+    even then (folder names `a b` and `a_b`) are numbered in the order of the raw names, and
+    each is said."""
     wanted = [safe_id(f.raw) for f in found]
+    counts = Counter(w.casefold() for w in wanted)
+    wanted = [safe_id(f"{w}-{f.key}") if counts[w.casefold()] > 1 and f.key else w for f, w in zip(found, wanted)]
+    order = sorted(range(len(found)), key=lambda i: (wanted[i], found[i].raw, found[i].order))
+    found, wanted = [found[i] for i in order], [wanted[i] for i in order]
     ids = unique(wanted)
     warnings = [
         f"{f.source}: its id {want} is taken by another student; graded as {got}"
@@ -159,8 +200,9 @@ def _named(found: list[_Found]) -> tuple[list[Submission], list[str]]:
 
 
 def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> None:
-    """An upload folder holding archives is replaced by a staged copy with them unpacked (once
-    for a group's members, who share the folder). An archive that cannot be unpacked refuses
+    """An upload folder holding archives is replaced by a staged copy with them unpacked and
+    its files combined as an LMS's are (combine.py; once for a group's members, who share the
+    folder). An archive that cannot be unpacked refuses
     the upload unless a package is found without it (then it is only said)."""
     staged: dict[Path, tuple[Path | None, str]] = {}
     for n, entry in enumerate(found):
@@ -172,9 +214,11 @@ def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> 
             budget = archives.Budget()
             try:
                 problems = archives.copy_folder(entry.folder, target, budget)
-                if problems and not intake.locate(target).found:
+                graded, said = combine.gather(target)
+                budget.notes += said
+                if problems and not intake.locate(graded).found:
                     raise archives.Refused("; ".join(problems))
-                staged[entry.folder] = (target, "")
+                staged[entry.folder] = (graded, "")
                 budget.notes += [f"not unpacked: {problem}" for problem in problems]
             except (archives.Refused, OSError) as exc:
                 staged[entry.folder] = (None, str(exc))
@@ -223,20 +267,20 @@ def _subfolders(path: Path, skip: set[Path]) -> list[Path]:
 
 def _lms(path: Path, staging: Path) -> tuple[list[_Found], list[str]]:
     uploads, warnings = lms_zip.unpack(path, staging)
-    names = [upload.name for upload in uploads]
     found = []
     for upload in uploads:
-        raw = upload.name if names.count(upload.name) == 1 else f"{upload.name}-{upload.user}"
-        source = f"{path.name}: {upload.name}_{upload.user}_*"
+        source = f"{path.name}: {upload.name + '_' if upload.name else ''}{upload.user}_*"
+        keys = {"canvas_anonymous_id": upload.user[5:]} if upload.anonymous else {"canvas_user_id": upload.user}
         found.append(
             _Found(
-                raw,
+                upload.name or upload.user,
                 lms_zip.number(upload.user),
                 None if upload.refused else upload.folder,
                 source,
-                {"canvas_user_id": upload.user},
+                {**keys, "name": upload.name} if upload.name else keys,
                 upload.refused,
                 late=upload.late,
+                key=upload.user,
             )
         )
         warnings += [f"{source}: {note}" for note in upload.notes]
@@ -324,7 +368,7 @@ def _zone(name: str) -> datetime.tzinfo | None:
         return None
 
 
-def _gradescope(path: Path) -> list[_Found]:
+def _gradescope(path: Path, refused: dict[str, str]) -> list[_Found]:
     """Gradescope's metadata maps each submission_NNN folder to its submitters (Ruby symbols
     as keys: `:submitters:`, `:sid:`). A group submission is one grading and a row for every
     submitter: each member's id is their SID (else email, else name), grades.csv says the group."""
@@ -359,10 +403,11 @@ def _gradescope(path: Path) -> list[_Found]:
                     folder if usable else None,
                     str(folder),
                     keys,
-                    "" if usable else "the submission's folder is missing or a link",
+                    refused.get(str(folder_name), "" if usable else "the submission's folder is missing or a link"),
                     submitted,
                     group=str(folder_name) if len(submitters) > 1 else "",
                     file_time=_newest(folder) if usable else None,
+                    key=number,
                 )
             )
     return found

@@ -1,13 +1,30 @@
-"""Unpack an LMS's bulk download: one zip whose file names carry the student.
+"""Unpack Canvas's "Download Submissions": one zip whose file names carry the student.
 
-Canvas names each file `{name}_{userid}_{submissionid}_{filename}` (`{name}_LATE_...` when it
-came after the deadline, in any letter case) and appends `-1`, `-2` to a file submitted again
-under the same name. A student is their Canvas user id, so two students who share a name stay
-two. Of a student's files only their newest submission's are used, and of a name submitted
-again the highest `-N`; the others are reported as superseded. An archive the student uploaded
-(`.zip`, `.tar`, `.tar.gz`) is unpacked in its place by archives.py's rules; a student whose
-files break a rule (a path out of their folder, a bomb, a corrupt or encrypted archive) is
-that student's refusal, with the reason, and the other students go on.
+Canvas writes every file of a submission as (canvas-lms lib/content_zipper.rb, `get_filename`
+and `add_upload_submission`):
+
+    {sortable name}[_LATE]_{user id}_{attachment id}_{display name}
+    [LATE_]anon_{anonymous id}_{attachment id}_{display name}      when grading is anonymous
+    {sortable name}[_LATE]_{user id}_text.html / _link.html        a text or URL entry
+
+The name is the user's sortable name, lower-cased, with `_{digits}_` joined up and every
+character that is not a word character removed (`sanitize_user_name`, `sanitize_file_name`): so
+it may hold `_` and letters of any script, never `_{digits}_`, and the first `_{digits}_{digits}_`
+ends it. `LATE` is Canvas's mark (upper case; read in any case, as a lower-cased name never
+ends in `_late` but a hand-renamed download may); `[\\x00/\\\\:*?"<>|]` in the display name became `_`.
+The download holds only each student's latest submission (`assignment.submissions`, one row a
+student), and the third number is the *file's* id: a student who uploads `engine.py`, `nn.py`,
+... one by one has one attachment id per file, all of them one submission.
+
+A file re-uploaded under a name the student's files already hold is renamed by Canvas
+(`Attachment.make_unique_filename`: `engine.py` -> `engine-1.py` ... `engine-7.py`, then
+`engine-{uuid}.py`); the name is restored, and where two files come to the same name the one
+Canvas stored last (the higher attachment id, then the higher `-N`) is kept and the other said. A student's files are
+then combined (combine.py). A student is their Canvas user id (or anonymous id), so two students
+who share a name stay two. An archive the student uploaded (`.zip`, `.tar`, `.tar.gz`) is
+unpacked in its place by archives.py's rules; a student whose files break a rule (a path out of
+their folder, a bomb, a corrupt or encrypted archive) is that student's refusal, with the
+reason, and the other students go on.
 """
 
 from __future__ import annotations
@@ -19,25 +36,35 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import archives
+from . import archives, combine
 
 CANVAS = re.compile(
-    r"(?P<name>[^_]+)_(?:(?P<late>[Ll][Aa][Tt][Ee])_)?(?P<user>[0-9]+)_(?P<submission>[0-9]+)_(?P<file>.+)"
+    r"(?:(?:(?P<anon_late>LATE)_)?anon_(?P<anonymous>[A-Za-z0-9]+)"
+    r"|(?P<name>[^/]*?)_(?:(?P<late>(?i:late))_)?(?P<user>[0-9]+))"
+    r"_(?:(?P<attachment>[0-9]+)_(?P<file>.+)|(?P<entry>text|link)\.html)",
+    re.DOTALL,
 )
 MAX_ENTRIES = 200_000  # files in one download: a large course's, and a bound on zipfile's memory
-RESUBMITTED = re.compile(r"-(?P<n>[0-9]+)(?=(?:\.[A-Za-z0-9]+)+$)")  # engine-1.py: Canvas renamed a resubmission
+RENAMED = re.compile(
+    r"-(?:[0-9]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"(?=(?:\.[A-Za-z][A-Za-z0-9]*)*\.[A-Za-z0-9]*$)"
+)  # make_unique_filename's `-N` (1 to 7 today; any number read) or `-{uuid}`, before its extension pattern
 
 
 @dataclass
 class Upload:
     """One Canvas student's files, as found in the download."""
 
-    name: str
-    user: str
+    name: str  # as Canvas wrote it: the sortable name, lower-cased, sanitised ("" when anonymous)
+    user: str  # the Canvas user id, or `anon_{id}` when grading is anonymous
     folder: Path
     late: bool = False
     refused: str = ""  # why the files could not be unpacked
-    notes: list[str] = field(default_factory=list)  # files left out or superseded
+    notes: list[str] = field(default_factory=list)  # files left out, renamed or combined
+
+    @property
+    def anonymous(self) -> bool:
+        return self.user.startswith("anon_")
 
 
 def number(digits: str) -> tuple[int, str]:
@@ -58,24 +85,28 @@ def unpack(archive: Path, staging: Path) -> tuple[list[Upload], list[str]]:
 
 
 def _unpack(bundle: zipfile.ZipFile, bad: set[str], staging: Path) -> tuple[list[Upload], list[str]]:
-    """The download's files grouped by Canvas user id; a student whose file name is not text
+    """The download's files grouped by Canvas user; a student whose file name is not text
     (`bad`: flagged UTF-8, and not) is refused, the others go on."""
     warnings: list[str] = []
     by_user: dict[str, list[tuple[zipfile.ZipInfo, re.Match]]] = defaultdict(list)
     for info in sorted(bundle.infolist(), key=lambda info: info.header_offset):
         if info.is_dir():
             continue
-        match = CANVAS.fullmatch(PurePosixPath(info.filename).name)
-        if match is None or "\\" in info.filename or ".." in info.filename.split("/"):
-            warnings.append(f"{info.filename}: the name carries no student (expected name_id_id_file)")
+        match = CANVAS.fullmatch(info.filename)
+        if match is None:
+            warnings.append(
+                f"{info.filename}: the name carries no student "
+                "(Canvas writes name[_LATE]_userid_fileid_file or anon_id_fileid_file)"
+            )
             continue
-        by_user[match["user"]].append((info, match))
+        by_user[f"anon_{match['anonymous']}" if match["anonymous"] else match["user"]].append((info, match))
     uploads = []
-    for n, user in enumerate(sorted(by_user, key=number)):
+    for n, user in enumerate(sorted(by_user, key=lambda user: (user.startswith("anon_"), number(user), user))):
         entries = by_user[user]
         folder = staging / str(n)
         folder.mkdir(parents=True)
-        upload = Upload(entries[0][1]["name"], user, folder, any(m["late"] for _, m in entries))
+        late = any(m["late"] or m["anon_late"] for _, m in entries)
+        upload = Upload(entries[0][1]["name"] or "", user, folder, late)
         try:
             if named := [info.filename for info, _ in entries if info.filename in bad]:
                 raise archives.Refused(f"{named[0]}: a file name marked UTF-8 that is not")
@@ -88,16 +119,17 @@ def _unpack(bundle: zipfile.ZipFile, bad: set[str], staging: Path) -> tuple[list
 
 
 def _unpack_student(bundle: zipfile.ZipFile, entries: list[tuple[zipfile.ZipInfo, re.Match]], upload: Upload) -> None:
-    """The newest copy of each of the student's file names, under one budget."""
-    newest = max((m["submission"] for _, m in entries), key=number)
+    """All of the student's files (one submission), Canvas's renaming undone, under one budget,
+    then combined into one package where that is unambiguous."""
     chosen: dict[str, tuple[tuple, zipfile.ZipInfo]] = {}
     for info, match in entries:
-        if match["submission"] != newest:
-            upload.notes.append(f"{info.filename}: an earlier submission ({match['submission']}); superseded")
+        if match["entry"]:
+            upload.notes.append(f"{info.filename}: a {match['entry']} entry, not files; left out")
             continue
-        again = RESUBMITTED.search(match["file"])
-        name = RESUBMITTED.sub("", match["file"]) if again else match["file"]
-        rank = number(again["n"]) if again else (0, "")
+        renamed = RENAMED.search(match["file"])
+        name = RENAMED.sub("", match["file"], count=1)
+        again = number(renamed.group()[1:]) if renamed and renamed.group()[1:].isdigit() else (0, "")
+        rank = (number(match["attachment"]), again)
         if name in chosen:
             older, newer = sorted([chosen[name], (rank, info)], key=lambda pair: pair[0])
             upload.notes.append(f"{older[1].filename}: resubmitted as {newer[1].filename}; superseded")
@@ -112,4 +144,5 @@ def _unpack_student(bundle: zipfile.ZipFile, entries: list[tuple[zipfile.ZipInfo
         if (target := archives.copy_member(bundle, info, upload.folder, path, budget)) is not None:
             written.append(target)
     archives.unpack_inner(written, budget, 1)
-    upload.notes += budget.notes
+    upload.folder, said = combine.gather(upload.folder)
+    upload.notes += budget.notes + said
