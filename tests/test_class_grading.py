@@ -59,7 +59,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 
 def totals(out: Path) -> dict[str, float]:
-    return {row["student"]: float(row["base"]) for row in read_csv(out / "grades.csv") if row["status"] == "graded"}
+    return {row["student"]: float(row["total"]) for row in read_csv(out / "grades.csv") if row["status"] == "graded"}
 
 
 def package(spec: Path, where: Path) -> Path:
@@ -94,8 +94,8 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
         results = (tmp_path / "out" / spec.stem / "results.json").read_text()
         bonus = bonus_score(json.loads(results))  # the optional extensions' points, apart from the total
         total = sum(expected.values())
-        assert (float(row["base"]), float(row["bonus"])) == pytest.approx((total, bonus), abs=1e-9)
-        assert float(row["total"]) == pytest.approx(total + bonus, abs=1e-9)
+        assert (float(row["total"]), float(row["bonus"])) == pytest.approx((total, bonus), abs=1e-9)
+        assert float(row["total_with_bonus"]) == pytest.approx(total + bonus, abs=1e-9)
         assert sum(float(row[part]) for part in PARTS) == pytest.approx(total, abs=1e-9)
         assert_feedback_adds_up((tmp_path / "out" / spec.stem / "feedback.md").read_text(), row)
         assert (row["seed"], row["isolation"], row["status"]) == ("0", STRONG[0], "graded")  # the strongest here
@@ -111,7 +111,7 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "histogram.png").read_bytes().startswith(b"\x89PNG")
     exported = nbgrader_export(f"sqlite:///{tmp_path / 'out' / 'gradebook.db'}", tmp_path)
     # nbgrader counts the bonus as extra credit: its score is the total, bonus included
-    with_bonus = {s: float(r["total"]) for s, r in rows.items()}
+    with_bonus = {s: float(r["total_with_bonus"]) for s, r in rows.items()}
     assert {s: float(row["score"]) for s, row in exported.items()} == with_bonus
     with zipfile.ZipFile(tmp_path / "out" / "feedback.zip") as bundle:
         assert bundle.namelist() == [f"{spec.stem}.html" for spec in specs]
@@ -127,11 +127,11 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
 
 def assert_feedback_adds_up(feedback: str, row: dict[str, str]) -> None:
     """The header says the base total and the bonus apart, and the part table adds up to it."""
-    header = f"**Total: {row['base']} / 122 + {row['bonus']} bonus**"
+    header = f"**Total: {row['total']} / 122 + {row['bonus']} bonus**"
     assert header in feedback.splitlines(), feedback[:300]
     table = re.findall(r"^\| (\w+) \| ([0-9.]+) / [0-9.]+ \|$", feedback, re.MULTILINE)
     assert [part for part, _ in table] == list(PARTS)
-    assert sum(float(got) for _, got in table) == pytest.approx(float(row["base"]), abs=1e-9)
+    assert sum(float(got) for _, got in table) == pytest.approx(float(row["total"]), abs=1e-9)
 
 
 def test_jobs_1_and_jobs_2_give_identical_grades(tmp_path: Path) -> None:
@@ -233,7 +233,7 @@ def test_roster_resume_regrade_feedback_and_item_analysis(tmp_path: Path) -> Non
     roster.write_text("id,first_name,last_name,email\nalice,Alice,Smith,a@example.edu\ncarol,Carol,Ng,c@example.edu\n")
     run = grade_class(classes, out, "--parts", "checkpoint", "--roster", str(roster))
     rows = {row["student"]: row for row in read_csv(out / "grades.csv")}
-    assert rows["carol"]["status"] == "no submission" and rows["carol"]["total"] == ""
+    assert (rows["carol"]["status"], rows["carol"]["total"], rows["carol"]["checkpoint"]) == ("no submission", "0", "0")
     assert "graded but not on the roster: bob" in run.stdout and "on the roster, no submission: carol" in run.stdout
 
     items = {row["test"].split("[")[-1].rstrip("]"): row for row in read_csv(out / "item_analysis.csv")}

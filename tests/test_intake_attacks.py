@@ -208,8 +208,8 @@ def check_outputs(out: Path, tmp_path: Path) -> tuple[dict, dict]:
     rows, errors = read_csv(out / "grades.csv"), read_csv(out / "errors.csv")
     assert not [p for p in out.iterdir() if p.name.startswith(".staging")]
     exported = nbgrader_export(f"sqlite:///{out / 'gradebook.db'}", tmp_path)
-    graded = {s: float(r["total"]) for s, r in rows.items() if r["status"].startswith("graded")}
-    assert {s: float(r["score"]) for s, r in exported.items() if s in graded} == graded
+    graded = {s: float(r["total_with_bonus"]) for s, r in rows.items() if r["status"].startswith("graded")}
+    assert {s: float(r["raw_score"]) for s, r in exported.items() if s in graded} == graded  # before any late penalty
     for name in ("grades.csv", "errors.csv"):
         for row in csv.reader((out / name).open(newline="", encoding="utf-8")):
             assert not [cell for cell in row if cell[:1] in ("=", "+", "-", "@") or "<" in cell or "\x1b" in cell]

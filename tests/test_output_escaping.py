@@ -122,7 +122,7 @@ def test_the_class_command_keeps_every_grade_and_no_output_is_hijacked(tmp_path:
     assert len(rows) == 2 and all(row["status"] == "graded" for row in rows.values())
     (attacker,) = [student for student in rows if student != "honest"]
     for student, value in (("honest", VALUE), (attacker, ATTACKER_VALUE)):
-        got = [float(rows[student][column]) for column in ("value", "base", "total")]
+        got = [float(rows[student][column]) for column in ("value", "total", "total_with_bonus")]
         assert got == [value, value, value + BONUS]  # the base without the bonus, the total with it
     assert list(csv.DictReader((out / "errors.csv").open(newline=""))) == []
 
@@ -151,7 +151,7 @@ def test_the_class_command_keeps_every_grade_and_no_output_is_hijacked(tmp_path:
     for name in ("grades.csv", "errors.csv", "item_analysis.csv"):
         assert_no_formula(out / name)
     exported = nbgrader_export(f"sqlite:///{out / 'gradebook.db'}", tmp_path)
-    with_bonus = {s: float(r["total"]) for s, r in rows.items()}  # nbgrader's extra credit included
+    with_bonus = {s: float(r["total_with_bonus"]) for s, r in rows.items()}  # nbgrader's extra credit included
     assert {s: float(row["score"]) for s, row in exported.items()} == with_bonus
 
     again = run(*command, "--resume")  # was: every --resume crashed again on the same grade

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import statistics
-from dataclasses import dataclass
 from pathlib import Path
 
 from graders import intake, output_files
@@ -18,24 +17,7 @@ from graders.escape import csv_cell
 from graders.results import read
 
 from .records import StoredGrade
-
-
-@dataclass(frozen=True)
-class Roll:
-    """Every student the class's tables list, and what became of each this run."""
-
-    students: list[str]  # who submitted
-    graded: dict[str, StoredGrade]
-    missing: list[str]  # on the roster, with no submission
-    failed: dict[str, str]  # no grade: upload refused, or the grader failed
-    flagged: dict[str, str]  # graded, with a warning (code but no package)
-    columns: list[str]  # the layout's keys, lateness, the late total
-    keys: dict[str, dict[str, str]]  # each student's values of `columns`
-
-    @property
-    def errors(self) -> dict[str, str]:
-        """What errors.csv lists: every student with a problem, graded or not."""
-        return {**self.flagged, **self.failed}
+from .standing import MISSING, Roll, standings
 
 
 def number(x: float) -> str:
@@ -55,57 +37,39 @@ def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None
 def grades(out: Path, parts: list[str], roll: Roll) -> None:
     """grades.csv: one row per student who submitted or is on the roster; status says whether
     they were graded (with a flag in errors.csv: code found but no package), the upload was
-    refused, the grader failed, they submitted nothing, or Ctrl-C came first. `total` is the
-    score with the bonus in it, as `nbgrader export` gives it and as an LMS import takes it;
-    `bonus` is the optional extensions' points and `base` the rest (the parts add up to it, out
-    of `max_score`), so a student who lost points never reads as full marks. The roll's
-    `columns` come last."""
-    header = [
-        "student",
-        "total",
-        "max_score",
-        *parts,
-        "bonus",
-        "base",
-        "seed",
-        "isolation",
-        "graded_at",
-        "submission",
-        "status",
-        *roll.columns,
-    ]
+    refused, the grader failed, they submitted nothing (0 everywhere), or Ctrl-C came first.
+    `total` is the base score, what the parts add up to out of `max_score`, as every text and
+    LMS export gives it; `bonus` (the optional extensions' points) and `total_with_bonus` are
+    their own columns, so a student who lost points never reads as full marks. The roll's
+    `columns` (LMS keys, lateness, the total after the late policy) come last."""
+    header = ["student", "total", "max_score", *parts, "bonus", "total_with_bonus", "seed", "isolation"]
+    header += ["graded_at", "submission", "status", *roll.columns]
     rows = []
-    for student in sorted({*roll.students, *roll.missing}):
-        record, own = roll.graded.get(student), [roll.keys.get(student, {}).get(column, "") for column in roll.columns]
+    for student, standing in standings(roll).items():
+        own = [standing.key(column) for column in roll.columns]
+        record = roll.graded.get(student)
         if record is None:
-            refused = roll.failed.get(student, "").startswith("upload refused")
-            status = (
-                "not graded: upload refused (see errors.csv)"
-                if refused
-                else "error (see errors.csv)"
-                if student in roll.failed
-                else "no submission"
-                if student in roll.missing
-                else "not graded (interrupted: run again with --resume)"
-            )
-            rows.append([student, "", "", *([""] * len(parts)), "", "", "", "", "", "", status, *own])
+            if standing.status == MISSING:
+                own = ["0" if column == "total_after_late" else value for column, value in zip(roll.columns, own)]
+                scores = ["0", number(standing.max_score), *(["0"] * len(parts)), "0", "0"]
+            else:
+                scores = [""] * (len(parts) + 4)
+            rows.append([student, *scores, "", "", "", "", standing.status, *own])
             continue
-        results, grade = record.results, read(record.results)
-        scores = grade.parts
-        extra = results.get("extra_data", {})
+        extra = record.results.get("extra_data", {})
         rows.append(
             [
                 student,
-                number(grade.score),
-                number(results["max_score"]),
-                *(number(scores.get(part, (0.0, 0.0))[0]) for part in parts),
-                number(grade.bonus),
-                number(grade.base),
+                number(standing.base or 0.0),
+                number(standing.max_score),
+                *(number(standing.parts.get(part, (0.0, 0.0))[0]) for part in parts),
+                number(standing.bonus),
+                number((standing.base or 0.0) + standing.bonus),
                 extra.get("seed", ""),
                 extra.get("isolation", ""),
                 record.grading.get("graded_at", ""),
                 record.grading.get("submission", ""),
-                "graded (see errors.csv)" if student in roll.flagged else "graded",
+                standing.status,
                 *own,
             ]
         )
