@@ -10,15 +10,18 @@ import sys
 from pathlib import Path
 
 from graders.class_grading.gradebook import Writer, with_scripts_on_path
+from graders.class_grading.standing import Roll
 
 
-def store(url: str, results_by_student: dict[str, dict], roster: list[str] | None) -> list[str]:
+def store(
+    url: str, results_by_student: dict[str, dict], roster: list[str] | None, roll: Roll | None = None
+) -> list[str]:
     """Every student's grades into the gradebook at once, a `Writer` fed in student order (as
-    minigrad-class feeds it as grades arrive)."""
+    minigrad-class feeds it as grades arrive), closed with the class's `roll` (lateness, names)."""
     writer = Writer(url, roster)
     for student, results in sorted(results_by_student.items()):
         writer.enter(student, results)
-    return writer.close()
+    return writer.close(roll)
 
 
 def nbgrader_export(url: str, folder: Path) -> dict[str, dict[str, str]]:

@@ -8,7 +8,9 @@ group with its first test's message in full and the others by name; a file that 
 is one note, with the tests it stopped. A grade from before the groups were kept has its
 failures grouped by message, in the order they ran.
 The same content is written as Markdown and as HTML; `feedback.zip` holds one HTML file per
-student, named by id, for an LMS's bulk feedback upload.
+student, named by id (the LMS uploads, named as each LMS reads them, are in exports/). Once the
+class is done, each page also says when the student handed in, the due, how late, the late
+penalty and the total after it (`lateness`): the raw total above it never changes.
 
 Every string taken from results.json (messages, notes, test and part names, the student id)
 is escaped for the file it lands in by `graders.escape`: a message quotes the student's own
@@ -28,6 +30,7 @@ from graders.escape import html, markdown, markdown_block, markdown_text, visibl
 from graders.results import GradedTest, read
 
 from . import records
+from .standing import Standing
 from .tables import number
 
 NOTES = ("refused:", "note:", "no minigrad/")  # lines of the grade's output a student needs
@@ -70,9 +73,30 @@ def _start(found: list[Failure]) -> str:
     return f"{count} test{'s' if count != 1 else ''} " + ("could not run" if found[0].stopped else "fail through it")
 
 
-def markdown_page(student: str, results: dict) -> str:
+def lateness(standing: Standing | None) -> list[str]:
+    """What the student must know of their hand-in time, as plain sentences (each page escapes
+    them): the time and due the platform recorded, how late, the penalty and the total after
+    it; nothing when the class had no times and no late marks."""
+    if standing is None or not any(standing.key(k) for k in ("submitted_at", "due", "late")):
+        return []
+    said = [f"Submitted: {standing.key('submitted_at') or 'time not recorded'}"]
+    said += [f"Due: {standing.key('due')}"] if standing.key("due") else []
+    if not standing.late:
+        return [*said, "On time: no late penalty."]
+    hours = standing.key("hours_late")
+    said.append(f"Late by {hours} hours." if hours else "Late (marked by the platform, with no hand-in time).")
+    if not standing.key("penalty"):
+        return [*said, "Late penalty: not applied (the policy counts time, and no hand-in time was recorded)."]
+    after = f"{number(standing.after_late or 0.0)} / {number(standing.max_score)}"
+    after += f" + {number(standing.bonus)} bonus" if standing.bonus else ""
+    return [*said, f"Late penalty: -{number(standing.penalty)}", f"Total after the late penalty: {after}"]
+
+
+def markdown_page(student: str, results: dict, standing: Standing | None = None) -> str:
     grade = read(results)
     lines = [f"# minigrad: feedback for {markdown(student)}", "", f"**Total: {_total(results)}**"]
+    if late := lateness(standing):
+        lines += ["", *(f"- {markdown_text(line)}" for line in late)]
     if notes := _notes(results):
         lines += ["", *(f"- {markdown(note)}" for note in notes)]
     lines += ["", "| part | score |", "|---|---|"]
@@ -96,10 +120,12 @@ def markdown_page(student: str, results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def page(student: str, results: dict) -> str:
+def page(student: str, results: dict, standing: Standing | None = None) -> str:
     grade = read(results)
     e = html
     body = [f"<h1>minigrad: feedback for {e(student)}</h1>", f"<p><strong>Total: {_total(results)}</strong></p>"]
+    if late := lateness(standing):
+        body.append("<ul>" + "".join(f"<li>{e(line)}</li>" for line in late) + "</ul>")
     if notes := _notes(results):
         body.append("<ul>" + "".join(f"<li>{e(note)}</li>" for note in notes) + "</ul>")
     body.append("<table><tr><th>part</th><th>score</th></tr>")
@@ -126,26 +152,33 @@ def page(student: str, results: dict) -> str:
     )
 
 
-def write(folder: Path, student: str, results: dict) -> str | None:
-    """feedback.md and feedback.html in the student's folder; what kept them from being
-    written, if anything, is returned to be said beside the grade, never raised instead of it."""
+def write(folder: Path, student: str, results: dict, standing: Standing | None = None) -> str | None:
+    """feedback.md and feedback.html in the student's folder (with `standing`, their lateness
+    too); what kept them from being written, if anything, is returned to be said beside the
+    grade, never raised instead of it."""
     try:
-        records.write(folder, "feedback.md", markdown_page(student, results).encode())
-        records.write(folder, "feedback.html", page(student, results).encode())
+        records.write(folder, "feedback.md", markdown_page(student, results, standing).encode())
+        records.write(folder, "feedback.html", page(student, results, standing).encode())
     except Exception as error:  # noqa: BLE001 - results of an unexpected shape, a full disk: the grade stands
         return f"feedback not written: {type(error).__name__}: {error}"
     return None
 
 
-def write_zip(out: Path, graded: dict[str, dict]) -> None:
+def write_zip(out: Path, graded: dict[str, dict], standings: dict[str, Standing] | None = None) -> None:
     """feedback.zip: `{student}.html` per graded student, with fixed dates so that the same
     grades give the same bytes."""
+    pages = {f"{visible(s)}.html": page(s, graded[s], (standings or {}).get(s)) for s in sorted(graded)}
+    output_files.write_new(out, "feedback.zip", bundle(pages))
+
+
+def bundle(files: dict[str, str]) -> bytes:
+    """A zip of text files, in the order given, with fixed dates so that the same grades give
+    the same bytes; names are the caller's, already safe for the importer that reads them."""
     data = io.BytesIO()
-    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as bundle:
-        for student in sorted(graded):
-            name = f"{visible(student)}.html"  # an id is already safe; a zip name must encode, whatever it is
-            bundle.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), page(student, graded[student]))
-    output_files.write_new(out, "feedback.zip", data.getvalue())
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            archive.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), text)
+    return data.getvalue()
 
 
 def _total(results: dict) -> str:

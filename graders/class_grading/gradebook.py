@@ -10,10 +10,22 @@ maximum, exactly as results.json counts it. So nbgrader's total per student is t
 
 A student's grades are replaced as a whole on every store (nbgrader's submission record is
 removed and made again from the results), so a regrade never leaves a stale test behind.
+
+Once the class is done (`close` with its roll), nbgrader's own fields say the rest, as
+its `nbgrader export` reads them (nbgrader/plugins/export.py: `raw_score`, then
+`late_submission_penalty`, then `score` = max(0, raw - penalty); a student with no submission
+0): the assignment's `duedate` (the earliest due of the class), each submission's `timestamp`
+and `extension` (the student's own due beyond it), the late penalty on its notebooks
+(`SubmittedNotebook.late_submission_penalty`, which nbgrader sums per assignment; the kit's
+penalty is taken from the base only, so it is spread over the parts' base points and never
+touches the extra credit), and each student's names, email and LMS id (`Student.first_name`,
+`last_name`, `email`, `lms_user_id`). nbgrader writes its CSV without quoting, so a comma in
+a name would shift its columns: commas become spaces, and each value is a safe CSV cell.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 import sys
 import sysconfig
@@ -33,10 +45,13 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.exc import SAWarning  # noqa: E402
 
+from graders.escape import csv_cell  # noqa: E402
 from graders.results import BONUS  # noqa: E402
 
+from .standing import Roll, Standing, standings  # noqa: E402
+
 if TYPE_CHECKING:
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, SubmittedAssignment
 
 ASSIGNMENT = "minigrad"
 NAME_LIMIT = 128  # nbgrader's column width for cell names
@@ -100,12 +115,12 @@ class Writer:
         """Queue a student's grades; a later `enter` of the same student replaces them."""
         self.pending.append(self.thread.submit(self._enter, student, results))
 
-    def close(self) -> list[str]:
-        """Wait for every queued student, then say what the instructor must know: students
-        graded but not on the roster (kept, never dropped), results the gradebook could not
-        take, results lacking tests that others have (those count 0), cells an earlier store
-        made that these results lack."""
-        self.pending.append(self.thread.submit(self._finish))
+    def close(self, roll: Roll | None = None) -> list[str]:
+        """Wait for every queued student, put in what the `roll` says (lateness, names), then
+        say what the instructor must know: students graded but not on the roster (kept, never
+        dropped), results the gradebook could not take, results lacking tests that others
+        have (those count 0), cells an earlier store made that these results lack."""
+        self.pending.append(self.thread.submit(self._finish, standings(roll) if roll else {}))
         try:
             *_, messages = [future.result() for future in self.pending]
         finally:
@@ -154,13 +169,14 @@ class Writer:
         _record(self.gradebook, student, cells)
         self.stored[student] = (cells, len(self.layout))
 
-    def _finish(self) -> list[str]:
+    def _finish(self, standings: dict[str, Standing]) -> list[str]:
         try:
             # A student stored before a later one brought new tests has no grade for them:
             # stored again, nbgrader gives every submission a grade in every cell.
             for student, (cells, known) in self.stored.items():
                 if known < len(self.layout):
                     _record(self.gradebook, student, cells)
+            self._describe(standings)
             messages = _earlier_cells(self.gradebook, {(cell.part, cell.name) for cell in self.layout.values()})
             for student in sorted({*self.stored, *self.problems}):
                 if student in self.problems:
@@ -175,6 +191,61 @@ class Writer:
             return messages
         finally:
             self.gradebook.close()
+
+    def _describe(self, standings: dict[str, Standing]) -> None:
+        """Names, emails and LMS ids of every student in the gradebook, and each stored
+        submission's time, extension and late penalty."""
+        dues = [due for standing in standings.values() if (due := _moment(standing.key("due")))]
+        due = min(dues, default=None)
+        if due is not None:
+            self.gradebook.update_or_create_assignment(ASSIGNMENT, duedate=due)
+        for student, standing in standings.items():
+            if student not in self.stored and student not in (self.roster or []):
+                continue  # refused or failed, not on the roster: nbgrader never heard of them
+            first, last = _names(standing)
+            email, lms = _cell(standing.key("email")), _cell(standing.key("canvas_user_id"))
+            self.gradebook.update_or_create_student(
+                student, first_name=first, last_name=last, email=email, lms_user_id=lms
+            )
+            if student in self.stored:
+                _late(self.gradebook.find_submission(ASSIGNMENT, student), standing, due)
+        self.gradebook.db.commit()
+
+
+def _late(submission: SubmittedAssignment, standing: Standing, due: datetime.datetime | None) -> None:
+    """The submission's time, its extension beyond the class's due, and the penalty spread over
+    the notebooks' base points (auto scores; the bonus is extra credit, never taken)."""
+    submission.timestamp = _moment(standing.key("submitted_at"))
+    own = _moment(standing.key("due"))
+    submission.extension = own - due if own and due and own > due else None
+    left, order = standing.penalty, [*standing.parts, *sorted(nb.name for nb in submission.notebooks)]
+    for notebook in sorted(submission.notebooks, key=lambda notebook: order.index(notebook.name)):
+        taken = min(left, sum(grade.auto_score or 0.0 for grade in notebook.grades))
+        notebook.late_submission_penalty = round(taken, 6)
+        left -= taken
+
+
+def _moment(text: str) -> datetime.datetime | None:
+    """An ISO time of the roll as nbgrader stores times: naive, in UTC."""
+    try:
+        moment = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def _names(standing: Standing) -> tuple[str | None, str | None]:
+    """(first, last): Canvas's sortable name is `Last, First`; a plain name's last word is the last name."""
+    sortable, name = standing.key("sortable_name"), standing.key("name")
+    last, comma, first = sortable.partition(", ")
+    if not comma:
+        first, _, last = name.rpartition(" ")
+    return _cell(first), _cell(last)
+
+
+def _cell(text: str) -> str | None:
+    """A value for nbgrader's unquoted CSV export: no comma, safe as a cell, within its columns' 128."""
+    return str(csv_cell(text.replace(",", " ").strip()))[:NAME_LIMIT] or None
 
 
 def _make_sqlite_folder(url: str) -> None:

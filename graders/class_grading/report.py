@@ -18,6 +18,7 @@ from graders.escape import markdown
 from graders.results import read
 
 from .records import StoredGrade
+from .standing import Roll, Standing, standings
 from .tables import number
 
 HARDEST = 10  # tests listed in the summary, lowest pass rate first
@@ -26,10 +27,17 @@ NOT_GRADED = "code found but not graded"  # the flag of an upload with code but 
 BINS = 20
 
 
-def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list[dict]) -> str:
+def summary(
+    out: Path,
+    facts: dict,
+    records: dict[str, StoredGrade],
+    items: list[dict],
+    roll: Roll | None = None,
+) -> str:
     """Write summary.md and return its text. `facts` holds the run's layout, seed, counts and
     the roster's differences. Students whose code was found but not graded come first: each
-    holds a 0 that only the instructor's regrade can change."""
+    holds a 0 that only the instructor's regrade can change. With the `roll`, every late
+    student follows the totals: when, how late, the penalty and the total after it."""
     grades = [read(r.results) for r in records.values()]
     totals = [grade.base for grade in grades]
     unread = [warning for warning in facts["warnings"] if NOT_GRADED in warning]
@@ -66,6 +74,7 @@ def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list
                 f"| bonus | {statistics.mean(bonus):.2f} | {number(statistics.median(bonus))} | {number(min(bonus))} "
                 f"| {number(max(bonus))} | {number(bonus_most(records))} |"
             )
+        lines += lateness(standings(roll) if roll else {})
         lines += ["", "## Parts", "", "| part | mean | out of |", "|---|---|---|"]
         lines += [
             f"| {markdown(part, table=True)} | {mean:.2f} | {number(most)} |"
@@ -83,6 +92,20 @@ def summary(out: Path, facts: dict, records: dict[str, StoredGrade], items: list
     text = "\n".join(lines) + "\n"
     output_files.write_new(out, "summary.md", text.encode())
     return text
+
+
+def lateness(where: dict[str, Standing]) -> list[str]:
+    """The late students' table; the raw totals above never change, the penalty is beside them."""
+    late = [standing for standing in where.values() if standing.late]
+    if not late:
+        return []
+    lines = ["", "## Late", "", f"{len(late)} late; the policy takes points from the base total only.", ""]
+    lines += ["| student | submitted | due | hours late | penalty | total after |", "|---|---|---|---|---|---|"]
+    for st in late:
+        cells = [st.student, st.key("submitted_at"), st.key("due"), st.key("hours_late"), st.key("penalty")]
+        after = "" if st.after_late is None or not st.key("penalty") else number(st.after_late)
+        lines.append("| " + " | ".join(markdown(cell, table=True) for cell in [*cells, after]) + " |")
+    return lines
 
 
 def _names(students: list[str]) -> str:
