@@ -360,10 +360,30 @@ def test_a_worker_with_another_kit_refuses_the_job(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("address", ["tcp://10.0.0.7:8786", "tcp://grader.example.edu:8786", "10.0.0.7:8786"])
-def test_a_scheduler_off_loopback_needs_tls(address: str) -> None:
-    with pytest.raises(SystemExit, match="a scheduler off this machine must use TLS"):
-        cluster.security(address, None, None, None)
+@pytest.mark.parametrize(
+    "address",
+    ["tcp://127.0.0.1:8786", "tcp://localhost:8786", "127.0.0.1:8786", "tcp://10.0.0.7:8786", "ws://10.0.0.7:8786"],
+)
+def test_a_scheduler_without_tls_is_refused(address: str, certificates: dict[str, str]) -> None:
+    """Loopback too: a user-level child on a machine that cannot give it a network of its own
+    shares the loopback, and a plain-TCP scheduler there runs what it is sent, as root."""
+    rest = address.rpartition("://")[2]
+    with pytest.raises(SystemExit) as refused:
+        cluster.security(address, *certificates.values())
+    assert str(refused.value) == (
+        f"{address}: a scheduler must be reached over TLS with certificates: tls://{rest} with --tls-ca-file, "
+        "--tls-cert and --tls-key, or Dask's distributed.comm.tls settings. Workers run gradings as root: whoever "
+        "reaches an open scheduler (a sandboxed child on its loopback too) runs code as root on them"
+    )
+
+
+def test_tls_without_certificates_is_refused() -> None:
+    import dask
+
+    unset = {"distributed.comm.tls.ca-file": None, "distributed.comm.tls.client.cert": None}  # nor Dask's settings
+    with dask.config.set(unset), pytest.raises(SystemExit) as refused:
+        cluster.security("tls://127.0.0.1:8786", None, None, None)
+    assert str(refused.value).startswith("tls://127.0.0.1:8786: TLS needs the cluster's certificates: --tls-ca-file")
 
 
 def test_the_local_pool_never_imports_dask(tmp_path: Path) -> None:
@@ -383,10 +403,12 @@ def test_the_local_pool_never_imports_dask(tmp_path: Path) -> None:
     assert run.stdout.strip().splitlines()[-1] == "0 False False", run.stderr[-2000:]
 
 
-def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unreachable_scheduler_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, certificates: dict[str, str]
+) -> None:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "2s")
-    with pytest.raises(SystemExit, match=f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 2s"):
-        cluster.connect(f"tcp://127.0.0.1:{port}", None, None, None)
+    with pytest.raises(SystemExit, match=f"cannot reach the Dask scheduler at tls://127.0.0.1:{port} within 2s"):
+        cluster.connect(f"tls://127.0.0.1:{port}", *certificates.values())

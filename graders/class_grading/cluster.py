@@ -11,14 +11,15 @@ mid-grading has its tasks rerun elsewhere, and a task whose gradings killed
 `distributed.scheduler.allowed-failures` workers ends with `KilledWorker`, which the class
 command records in errors.csv; a hung worker is dropped after the scheduler's `worker-ttl`.
 
-Workers run gradings as root (bwrap and the grading uids need it), so a scheduler that is not
-on this machine's loopback must be reached over TLS with certificates: anyone who can reach
-an open scheduler could run code on every worker.
+Workers run gradings as root (bwrap and the grading uids need it), so every scheduler, one on
+this machine's loopback too, is reached over TLS with certificates (the README's recipe, where
+the scheduler demands the client's certificate from the same authority): anyone who can reach
+an open scheduler runs code as root on every worker, and a user-level child on a machine that
+cannot give it a network of its own shares that machine's loopback.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from concurrent.futures import Executor, Future
 
 from distributed import Client
@@ -39,27 +40,26 @@ def connect(address: str, ca_file: str | None, cert: str | None, key: str | None
     return ClusterExecutor(client), max(1, sum(client.nthreads().values()))
 
 
-def security(address: str, ca_file: str | None, cert: str | None, key: str | None) -> Security | None:
-    """TLS settings for `address`; refuses a scheduler off the loopback without TLS."""
+def security(address: str, ca_file: str | None, cert: str | None, key: str | None) -> Security:
+    """TLS settings for `address`, with this side's certificate and the cluster's authority;
+    refuses any other scheme (plain TCP, loopback included) and TLS without certificates."""
     scheme, _, rest = address.rpartition("://")
-    host = rest.rsplit(":", 1)[0].strip("[]")
+    needed = (
+        "--tls-ca-file, --tls-cert and --tls-key, or Dask's distributed.comm.tls settings. Workers run gradings as "
+        "root: whoever reaches an open scheduler (a sandboxed child on its loopback too) runs code as root on them"
+    )
     if scheme != "tls":
-        if not _loopback(host):
-            raise SystemExit(
-                f"{address}: a scheduler off this machine must use TLS (tls://{rest}, with --tls-ca-file, --tls-cert "
-                "and --tls-key or Dask's distributed.comm.tls settings): workers run gradings as root"
-            )
-        return None
-    return Security(tls_ca_file=ca_file, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+        raise SystemExit(
+            f"{address}: a scheduler must be reached over TLS with certificates: tls://{rest} with {needed}"
+        )
+    settings = Security(tls_ca_file=ca_file, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        context = settings.get_connection_args("client").get("ssl_context")  # None: no CA file or no certificate
+    except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+        raise SystemExit(f"{address}: the TLS files cannot be used: {exc}") from None
+    if context is None:
+        raise SystemExit(f"{address}: TLS needs the cluster's certificates: {needed}")
+    return settings
 
 
 def task_key(job: jobs.Job) -> str:
