@@ -11,7 +11,10 @@ in reverse order so that each member is a seek back through a compressed stream.
 - a zip is only ever opened from a file on disk (an archive inside another is first copied out
   under the same budgets), and its members are read in the order they lie in the file;
 - a tar is read as a stream (`r|`), forward only, through a reader that stops at the byte
-  budget and the ratio, so even tarfile's own reads of long headers are bounded;
+  budget and the ratio, so even tarfile's own reads of long headers are bounded; an extended
+  header (pax, GNU long name or link) is refused by its claimed size before tarfile reads it,
+  since tarfile parses one whole in calls the clock never interrupts (see `_Header`), and
+  gzip's header is read through a file that asks the clock first (see `_Timed`);
 - every member name must be a plain relative path (the rules of tarfile's `data` filter, which
   is also asked when this Python has it), and only regular files are written: new files
   (`O_EXCL | O_NOFOLLOW`) in folders this module made, inside the student's folder;
@@ -58,6 +61,20 @@ CHUNK = 64 * 1024
 MAX_NAME = 1024  # characters of a member's path
 MAX_PARTS = 32  # folders in a member's path: deeper trees only cost (removing one recurses)
 ENTRY_BYTES = 1024  # a zip's central directory per member allowed, on average
+# An extended header (pax, GNU long name or link), and the global pax headers of one tar in
+# all: tarfile before 3.11.10 and 3.12.6 searches a pax header in time quadratic in its size
+# (CVE-2024-6232) inside one C call: 0.1 s at 8 KiB, 0.46 s at 16 KiB, 33 s at 120 KB on the
+# machine that measured it. An honest one holds a path the kit accepts (MAX_NAME characters:
+# at most 4 KiB of UTF-8), times, and a few attributes (a Mac's quarantine and origin: a few
+# hundred bytes); a name beyond that is refused anyway.
+MAX_HEADER = 8 * 1024
+EXTENDED = {
+    tarfile.XHDTYPE: "pax",
+    tarfile.SOLARIS_XHDTYPE: "pax",
+    tarfile.XGLTYPE: "global pax",
+    tarfile.GNUTYPE_LONGNAME: "GNU long name",
+    tarfile.GNUTYPE_LONGLINK: "GNU long link",
+}
 DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -330,11 +347,15 @@ def _tar(raw: BinaryIO, folder: Path, budget: Budget) -> list[Path]:
     written = []
     compressed = raw.read(2) == b"\x1f\x8b"
     raw.seek(0)
-    stream = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
-    with tarfile.open(fileobj=_Capped(stream, raw, budget), mode="r|", errors="surrogateescape") as tar:
+    stream = gzip.GzipFile(fileobj=_Timed(raw, budget), mode="rb") if compressed else raw
+    with tarfile.open(
+        fileobj=_Capped(stream, raw, budget), mode="r|", errors="surrogateescape", tarinfo=_Header
+    ) as tar:
         for member in tar:
             budget.member(member.name)
             path = safe_path(member.name)
+            if member.size < 0:  # a base-256 size field, or a pax `size`, can say so
+                raise Refused(f"{path}: a size below zero ({member.size} bytes)")
             if member.isdir():
                 continue
             if not member.isreg():
@@ -395,7 +416,10 @@ def _write(folder: Path, path: PurePosixPath, data: BinaryIO, size: int, budget:
 
 
 def _set_time(path: Path, when: float | None) -> None:
-    """Keep a member's time: of several copies of a package, the newest is graded."""
+    """Keep a member's time: of several copies of a package, the newest is graded. The time
+    is the student's to choose: one no file can have (NaN, infinite, beyond time_t) leaves the
+    file its own; one a file can have but no datetime can (the year 11476, which tmpfs keeps)
+    is kept, for staged times are only compared, and `layouts.moment_of` guards a conversion."""
     if when is not None:
         try:
             os.utime(path, (when, when), follow_symlinks=False)
@@ -404,10 +428,42 @@ def _set_time(path: Path, when: float | None) -> None:
 
 
 def _zip_time(date_time: tuple[int, ...]) -> float | None:
+    """A zip's DOS date and time as seconds, or None: each field is the zip's to fill (month 0
+    or 15, hour 31, second 62), and mktime is left to carry them over or refuse them."""
     try:
         return time.mktime((*date_time, 0, 0, -1))
     except (OverflowError, ValueError):
         return None
+
+
+class _Header(tarfile.TarInfo):
+    """A tar header that refuses an extended header (pax, GNU long name or link) over
+    MAX_HEADER by the size it claims, and global pax headers over MAX_HEADER in all, before
+    tarfile reads a byte of them. `_proc_member` is where tarfile reads what follows a header
+    and, by its own comment, the place a subclass overrides; `tarinfo=` is how a TarFile is
+    given one."""
+
+    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
+        kind = EXTENDED.get(self.type)
+        held = sum(len(key) + len(value) for key, value in tar.pax_headers.items()) if kind == "global pax" else 0
+        if kind and not 0 <= self.size <= MAX_HEADER - held:
+            wrong = "below zero" if self.size < 0 else f"over the {MAX_HEADER // 1024} KiB allowed"
+            advice = "upload a zip, or a tar made without extended attributes"
+            raise Refused(f"a {kind} header of {self.size} bytes, {wrong}; {advice}")
+        return super()._proc_member(tar)
+
+
+class _Timed:
+    """The compressed file under gzip, asking the budget's clock before every read: gzip
+    reads a header's file name and comment a byte at a time until a NUL, all in one read of
+    its own (a 32 MiB name: 5 s), which the clock after each read would only see at the end."""
+
+    def __init__(self, file: BinaryIO, budget: Budget) -> None:
+        self.file, self.budget = file, budget
+
+    def read(self, size: int = -1) -> bytes:
+        self.budget.clock()
+        return self.file.read(size)
 
 
 class _Capped:
