@@ -5,25 +5,30 @@ class's gradings ask for that, and their task folders name no student."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from test_grader_submissions import listening
 
 from course.submissions import expected_scores, load, materialize
+from graders import course_seed
 from graders.class_grading import jobs, kit_version, packing
 from graders.isolation import identity, namespaces, preflight, sandbox, selftest
 from graders.workdir import prepare_workdir
 
-from grading import ROOT, grade, leftover_processes, part_scores
+from grading import ROOT, grade, grader_tmp, leftover_processes, part_scores
 
 SPEC = ROOT / "tests" / "submissions" / "attack-user-level-reach.json"
 OWN = "none: a network namespace of its own, loopback down; its /proc lists its own processes only"
 SHARED = "the host's: every service on its loopback, and every process's command line in /proc"
-REFUSED = "unshare: Operation not permitted"  # what Docker's default profile answers
+REFUSED = "unshare: Operation not permitted"  # what the kernel answers root without CAP_SYS_ADMIN
 pytestmark = pytest.mark.skipif("user" not in sandbox.available_levels(), reason="the user level needs root")
 
 
@@ -35,9 +40,26 @@ def who():
 
 @pytest.fixture
 def no_namespaces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A machine whose root may not unshare (a container without CAP_SYS_ADMIN), as the
-    namespaces' own trial would find it."""
+    """In this process: a machine whose root may not unshare, as the trial there finds it."""
     monkeypatch.setattr(namespaces, "problem", lambda: REFUSED)
+
+
+def without_sys_admin(*command: str) -> subprocess.CompletedProcess:
+    """`command` as root without CAP_SYS_ADMIN, as in a Docker container: no network or mount
+    namespace for root to make (bwrap's user namespaces need no capability, so the tests ask
+    for the user level by name)."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is needed to drop CAP_SYS_ADMIN")
+    drop = ["setpriv", "--inh-caps=-sys_admin", "--bounding-set=-sys_admin"]
+    secret = {course_seed.SECRET_VARIABLE: "correct horse battery staple"}
+    with grader_tmp() as work:
+        return subprocess.run(
+            [*drop, sys.executable, *command],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, **secret, "TMPDIR": str(work)},
+        )
 
 
 def test_a_user_level_child_reaches_no_port_and_no_other_command_line(tmp_path: Path) -> None:
@@ -62,17 +84,48 @@ def test_a_user_level_child_reaches_no_port_and_no_other_command_line(tmp_path: 
     assert leftover_processes() == []
 
 
-def test_without_namespaces_official_grades_refuse_the_user_level(
-    who: identity.Identity, no_namespaces: None, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as refused:
-        selftest.choose_level("user", True, who, True)
-    assert refused.value.code == 2
-    assert capsys.readouterr().err == (
-        "official grading needs the bwrap or user level, and neither passed its self-test; "
+def test_without_sys_admin_official_grades_and_classes_refuse_the_user_level(tmp_path: Path) -> None:
+    submission = materialize(SPEC, tmp_path / "class" / "ada")
+    official = without_sys_admin(
+        "-m", "graders", str(submission), "--out", str(tmp_path / "o"), "--official", "--isolation", "user"
+    )
+    in_class = without_sys_admin(
+        "-m", "graders", str(submission), "--out", str(tmp_path / "c"), "--in-class", "--isolation", "user"
+    )
+    whole_class = without_sys_admin(
+        "-m",
+        "graders.class_grading.cli",
+        str(tmp_path / "class"),
+        "--out",
+        str(tmp_path / "grades"),
+        "--isolation",
+        "user",
+    )
+    why = (
         f"the user level's child would share this machine's network ({REFUSED}), which official grades and classes "
         f"refuse; fix: {namespaces.FIX}\n"
     )
+    assert (official.returncode, official.stderr) == (
+        2,
+        f"official grading needs the bwrap or user level, and neither passed its self-test; {why}",
+    )
+    for refused in (in_class, whole_class):
+        assert (refused.returncode, refused.stderr) == (2, f"isolation level 'user' is not available here; {why}")
+    assert not (tmp_path / "o" / "results.json").exists() and not (tmp_path / "c" / "results.json").exists()
+    assert not (tmp_path / "grades" / "grades.csv").exists()
+
+
+def test_without_sys_admin_a_practice_grading_keeps_the_user_level_and_says_what_it_lacks(tmp_path: Path) -> None:
+    """Not official, not a class: the user level still beats `local` (its child is not root),
+    and results.json says the child had the host's network, as its self-test saw."""
+    submission = materialize(ROOT / "tests" / "submissions" / "correct.json", tmp_path / "correct")
+    run = without_sys_admin(
+        "-m", "graders", str(submission), "--out", str(tmp_path / "out"), "--parts", "value", "--isolation", "user"
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    extra = json.loads((tmp_path / "out" / "results.json").read_text())["extra_data"]
+    assert (extra["isolation"], extra["network"]) == ("user", SHARED)
+    assert extra["self_test"] == {"network": True, "canary": False, "environ": False}
 
 
 def test_without_namespaces_a_class_refuses_the_user_level_and_falls_back_to_nothing_weaker(
@@ -88,16 +141,6 @@ def test_without_namespaces_a_class_refuses_the_user_level_and_falls_back_to_not
         f"isolation level 'auto' is not available here; the user level's child would share this machine's network "
         f"({REFUSED}), which official grades and classes refuse; fix: run the grader where bubblewrap"
     )
-
-
-def test_without_namespaces_a_single_practice_grading_keeps_the_user_level_and_says_so(
-    who: identity.Identity, no_namespaces: None
-) -> None:
-    """Not official, not a class: the user level still beats `local` (its child is not root),
-    and what it lacks is recorded, as the self-test saw it."""
-    isolation, seen, passed_over = selftest.choose_level("user", False, who, False)
-    assert (isolation.level, isolation.own_namespaces, isolation.network, passed_over) == ("user", False, SHARED, "")
-    assert seen == {"network": True, "canary": False, "environ": False}
 
 
 def test_the_self_test_fails_a_user_level_with_namespaces_whose_child_sees_the_network() -> None:

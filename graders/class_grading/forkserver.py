@@ -35,7 +35,7 @@ from pathlib import Path
 from _pytest.config import default_plugins
 
 from graders import grade_cli
-from graders.isolation import sandbox
+from graders.isolation import namespaces, sandbox
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
@@ -44,10 +44,12 @@ def preload() -> None:
     """Import the plugins every grading loads: the JSON report and pytest's built-in ones,
     which pytest imports only when a run starts. Then learn what each grading asks this
     machine first, answers a process keeps once found: whether bubblewrap may make namespaces
-    here, and which NumPy each level's child can load (each found by running a program)."""
+    here, whether root may give a user-level child a network and a /proc of its own, and which
+    NumPy each level's child can load (each found by running a program or a fork)."""
     importlib.import_module("pytest_jsonreport.plugin")
     for name in default_plugins:
         importlib.import_module(f"_pytest.{name}")
+    namespaces.problem()
     for level in sandbox.available_levels():
         sandbox.numpy_for(sandbox.python_for(level))
 
