@@ -117,7 +117,10 @@ def test_layouts_are_recognised(tmp_path: Path) -> None:
 def test_a_roster_in_nbgrader_format(tmp_path: Path) -> None:
     path = tmp_path / "roster.csv"
     path.write_text("first_name,id,email\nAnn,ann,a@x\nBo,bo jones,b@x\nAnn,ann,a@x\n,,\n")
-    assert roster.read(path) == ["ann", "bo-jones"]
+    assert roster.read(path) == [
+        roster.Entry("ann", {"id": "ann", "name": "Ann", "email": "a@x"}),
+        roster.Entry("bo jones", {"id": "bo jones", "name": "Bo", "email": "b@x"}),
+    ]
     path.write_text("")
     with pytest.raises(SystemExit, match="the roster is empty"):
         roster.read(path)

@@ -22,7 +22,20 @@ from graders import grade, intake
 from graders.escape import say
 from graders.parts import PARTS
 
-from . import dispatch, feedback, gradebook, jobs, kit_version, lateness, layouts, packing, records, report, tables
+from . import (
+    dispatch,
+    feedback,
+    gradebook,
+    jobs,
+    kit_version,
+    lateness,
+    layouts,
+    packing,
+    records,
+    report,
+    roster,
+    tables,
+)
 from .columns import key_columns
 from .exports import write_exports
 from .records import StoredGrade
@@ -49,6 +62,7 @@ class ClassOptions:
     policy: lateness.Policy = lateness.Policy()
     extensions: Mapping[str, datetime.datetime] = field(default_factory=dict)  # a key's own due
     file_times: bool = False  # the files' modification times as hand-in times, where the platform gives none
+    canvas_assignment: str = "minigrad"  # canvas_grades.csv's column: Canvas's "Title (id)" or a title
 
     def grading(self) -> grade.Options:
         """The options every student's `minigrad-grade` runs with (each job adds its own label)."""
@@ -56,9 +70,17 @@ class ClassOptions:
 
 
 def grade_class(
-    options: ClassOptions, expected: list[str], layout: str, submissions: list[layouts.Submission], warnings: list[str]
+    options: ClassOptions,
+    entries: list[roster.Entry],
+    layout: str,
+    submissions: list[layouts.Submission],
+    warnings: list[str],
 ) -> int:
+    """Grade the class: `entries` is the roster (none: every submitter is expected), matched to
+    the submissions by the LMS's keys (roster.match)."""
     out, kit, seed = options.out, kit_version.digest(), options.seed
+    on_roster, absent = roster.match(entries, {s.student: s.keys for s in submissions}) if entries else ({}, {})
+    expected = [*on_roster, *absent]
     wanted = {"seed": seed, "parts": options.parts, "kit": kit}
     grades = open_gradebook(options.gradebook or f"sqlite:///{out.resolve() / GRADEBOOK}", expected)
     refused = {s.student: f"upload refused: {s.refused}" for s in submissions if s.refused}
@@ -113,12 +135,19 @@ def grade_class(
         if (r := records.load(out, s)) is not None and s not in problems and _same_student(r, keys[s])
     }
     flagged = {s: str(r.grading["flag"]) for s, r in graded.items() if r.grading.get("flag")}  # kept ones too
-    missing = [s for s in expected if s not in students]
+    missing = list(absent)
     columns, keys = key_columns(
-        submissions, graded, options.due, options.policy, options.extensions, options.file_times
+        submissions,
+        graded,
+        options.due,
+        options.policy,
+        options.extensions,
+        options.file_times,
+        {**on_roster, **absent},
     )
     roll = tables.Roll(students, graded, missing, problems, flagged, columns, keys)
-    write_tables(out, options.parts.split(","), roll, {s: before[s] for s in before if s in graded})
+    kept_before = {s: before[s] for s in before if s in graded}
+    write_tables(out, options.parts.split(","), roll, kept_before, options.canvas_assignment)
     said = [f"{student}: {why}" for student, why in sorted(roll.errors.items())]
     facts = {
         "layout": layout,
@@ -130,7 +159,7 @@ def grade_class(
         "errors": len(failed),
         "missing": missing,
         "warnings": warnings + copies(seen) + said + _guessed_times(options, submissions),
-        "not_on_roster": [s for s in students if expected and s not in expected],
+        "not_on_roster": [s for s in students if entries and s not in on_roster],
     }
     for message in close_gradebook(grades, roll):
         say(f"gradebook: {message}", sys.stderr)
@@ -308,14 +337,16 @@ def finish(
     return None
 
 
-def write_tables(out: Path, parts: list[str], roll: tables.Roll, before: dict[str, dict]) -> None:
+def write_tables(
+    out: Path, parts: list[str], roll: tables.Roll, before: dict[str, dict], canvas_assignment: str
+) -> None:
     """The class's CSV files and the students' feedback bundle; changes.csv only on a regrade
     (`before`: the earlier results of students graded again)."""
     tables.grades(out, [p for p in PARTS if p in parts], roll)
     tables.errors(out, roll.errors)
     if before:
         tables.changes(out, before, roll.graded)
-    for message in write_exports(out, roll):  # feedback with lateness, feedback.zip, each LMS's import files
+    for message in write_exports(out, roll, canvas_assignment):  # feedback with lateness, each LMS's import files
         say(message, sys.stderr)
 
 

@@ -50,7 +50,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     seeds.add_argument("--official", action="store_true", help="the course's seed, from its secret; bwrap/user only")
     seeds.add_argument("--seed", type=int, help="one seed for the class (default 0)")
     parser.add_argument("--secret-file", type=Path, help=f"the course secret (default: ${course_seed.SECRET_VARIABLE})")
-    parser.add_argument("--roster", type=Path, help="a CSV of the students expected (nbgrader's: an id column)")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        help="the students expected: Canvas's gradebook CSV, Gradescope's roster, Moodle's worksheet or participants, "
+        "nbgrader's gradebook.db, or a CSV with an id column",
+    )
     parser.add_argument("--layout", default="auto", choices=layouts.LAYOUTS)
     parser.add_argument("--resume", action="store_true", help="keep grades of submissions unchanged since")
     parser.add_argument("--parts", default=",".join(PARTS), help="parts to grade (default: all)")
@@ -74,6 +79,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="where the platform recorded no hand-in time, use the files' modification times (said on every run)",
     )
     parser.add_argument("--similarity", action="store_true", help="also write similarity.csv and .html")
+    parser.add_argument(
+        "--canvas-assignment", default="minigrad", help="canvas_grades.csv's column: 'TITLE (ID)' as Canvas exports it"
+    )
     for flag, what in (
         ("--tls-ca-file", "CA certificate"),
         ("--tls-cert", "client certificate"),
@@ -144,6 +152,7 @@ def options_of(args: argparse.Namespace, seed: int) -> ClassOptions:
         lateness.Policy(*args.late_policy, args.late_cap, datetime.timedelta(hours=args.grace)),
         lateness.read_extensions(args.extensions, layouts.when) if args.extensions else {},
         args.file_times,
+        canvas_assignment=args.canvas_assignment,
     )
 
 

@@ -22,21 +22,30 @@ def key_columns(
     policy: lateness.Policy,
     extensions: Mapping[str, datetime.datetime] | None = None,
     file_times: bool = False,
+    rostered: Mapping[str, dict[str, str]] | None = None,
 ) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """grades.csv's columns beyond the grade, and each student's values of them. The lateness
-    columns are there whenever anything is known of time: a due, a policy, a platform's time
-    or late mark (`file_times`: the files' modification times count as hand-in times)."""
-    columns = [*dict.fromkeys(key for s in submissions for key in s.keys), "found_in"]
+    """grades.csv's columns beyond the grade, and each student's values of them: the layout's
+    keys, then what the roster adds (`rostered`: id to the roster's keys, a name and email as
+    the platform wrote them; students with no submission too). The lateness columns are there
+    whenever anything is known of time: a due, a policy, a platform's time or late mark
+    (`file_times`: the files' modification times count as hand-in times)."""
+    rostered = rostered or {}
+    columns = [
+        *dict.fromkeys([*(key for s in submissions for key in s.keys), *(k for r in rostered.values() for k in r)])
+    ]
+    columns.append("found_in")
     timed = due or extensions or policy.kind != "none" or any(s.submitted_at or s.late for s in submissions)
     columns += list(lateness.COLUMNS) if timed or file_times else []
     extra = {}
     for s in submissions:
-        row = {**s.keys}
+        row = {**s.keys, **rostered.get(s.student, {})}
         record = graded.get(s.student)
         if record is not None:
             row["found_in"] = str(record.grading.get("found_in", ""))
         row.update(of(s, record, due, policy, extensions or {}, file_times).columns())
         extra[s.student] = row
+    for student, keys in rostered.items():
+        extra.setdefault(student, dict(keys))
     return columns, extra
 
 
