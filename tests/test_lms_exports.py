@@ -16,6 +16,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from test_intake_attacks import ADA, NIA, package, under, zip_bytes
+from test_intake_attacks import grade_class as run_class
 
 from graders.class_grading import report, tables
 from graders.class_grading.exports import write_exports
@@ -107,7 +109,8 @@ def canvas_import(data: str, course: dict[str, str], sis: dict[str, str]) -> dic
     """GradebookImporter#parse! as far as it decides what lands where: the header's student
     columns (`row_has_student_headers?`, `update_column_count`, `last_student_info_column`), the
     assignment headers (`Assignment.title_and_id`), the "Points Possible" row (`process_pp`),
-    each student found by ID, else SIS User ID (`process_student`), and each grade stripped."""
+    each student found by ID, else SIS User ID (`process_student`), and each grade stripped.
+    Assignments are keyed `id N` when the header names an id, else by their title."""
     rows = list(csv.reader(io.StringIO(data)))
     header = rows[0]
     assert len(header) > 3 and "Student" in header[0] and "ID" in header[1]
@@ -118,7 +121,7 @@ def canvas_import(data: str, course: dict[str, str], sis: dict[str, str]) -> dic
     assignments = {}
     for index, title in enumerate(header[columns:], start=columns):
         found = re.fullmatch(r"(.*)\s\((\d+)\)", title, re.DOTALL)
-        assignments[index] = found[1] if found else title
+        assignments[index] = f"id {found[2]}" if found else title  # by id, else by exact title
     grades: dict[str, dict[str, str]] = {"Points Possible": {}}
     for row in rows[1:]:
         if "Points Possible" in row[0]:
@@ -281,3 +284,41 @@ def test_summary_lists_the_late(tmp_path: Path) -> None:
         "| bob | `2026-11-21T18:00:00+00:00` | `2026-11-20T12:00:00+00:00` | 30 | 2 | 2 |\n"
         "| eve |  | `2026-11-20T12:00:00+00:00` |  |  |  |\n"  # late by the mark alone: nothing priced
     ) in text
+
+
+# --- the class command, end to end, on a Canvas download with the course's gradebook as roster ---------------
+
+
+def test_a_canvas_class_goes_back_to_canvas(tmp_path: Path) -> None:
+    """Ada's files are marked LATE by Canvas (no time: not priced), Charles is on time, Cat is on
+    the roster only; the grades land in the course's own assignment, found by its id."""
+    ada, nia = package(ADA, tmp_path), package(NIA, tmp_path)
+    download = tmp_path / "download.zip"  # names as canvas-lms lib/content_zipper.rb writes them
+    download.write_bytes(
+        zip_bytes(
+            {
+                "lovelaceada_LATE_101_9001_hw1.zip": zip_bytes(under("minigrad", ada)),
+                "babbagecharles_102_9002_hw1.zip": zip_bytes(under("minigrad", nia)),
+            }
+        )
+    )
+    roster = tmp_path / "gradebook.csv"  # Canvas's gradebook export: the header its importer reads back
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Homework 3 (4711)\n    Points Possible,,,,,12\n"
+        '"Lovelace, Ada",101,S1,ada,A,\n"Babbage, Charles",102,S2,cb,A,\n"Ng, Cat",103,S3,cat,A,\n'
+    )
+    out = tmp_path / "out"
+    run_class(
+        download, out, "--parts", "checkpoint", "--roster", str(roster), "--canvas-assignment", "Homework 3 (4711)"
+    )
+    got = canvas_import((out / "canvas_grades.csv").read_text(), {"101": "", "102": "", "103": ""}, {})
+    assert got == {"Points Possible": {"id 4711": "12"}, "101": {"id 4711": "12"}, "102": {"id 4711": "10"},
+                   "103": {"id 4711": "0"}}  # fmt: skip
+    feedback = (out / "lovelaceada" / "feedback.md").read_text()
+    assert "- Late \\(marked by the platform, with no hand\\-in time\\)\\." in feedback
+    rows = nbgrader_export(f"sqlite:///{out / 'gradebook.db'}", tmp_path)
+    assert picked(rows, "first_name", "last_name", "score") == {
+        "lovelaceada": ["Ada", "Lovelace", "12.0"],
+        "babbagecharles": ["Charles", "Babbage", "10.0"],
+        "Ng-Cat": ["Cat", "Ng", "0.0"],
+    }

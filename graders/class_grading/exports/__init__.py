@@ -14,16 +14,17 @@ from ..standing import Roll, standings
 from . import canvas_comments, canvas_grades, moodle_feedback, moodle_worksheet
 
 
-def write_exports(out: Path, roll: Roll) -> list[str]:
-    """Every file above; returns what the instructor must know (students an export could not
-    name, feedback that could not be written: the grades stand)."""
+def write_exports(out: Path, roll: Roll, canvas_assignment: str = canvas_grades.ASSIGNMENT) -> list[str]:
+    """Every file above (`canvas_assignment`: the Canvas gradebook's column for the grades);
+    returns what the instructor must know (students an export could not name, feedback that
+    could not be written: the grades stand)."""
     where = standings(roll)
     said = []
     for student, record in sorted(roll.graded.items()):
         if note := feedback.write(out / student, student, record.results, where[student]):
             said.append(f"{student}: {note}")
     feedback.write_zip(out, {student: record.results for student, record in roll.graded.items()}, where)
-    said += canvas_grades.write(out, where)
+    said += canvas_grades.write(out, where, canvas_assignment)
     said += canvas_comments.write(out, where, roll.graded)
     said += moodle_worksheet.write(out, where, roll.graded)
     moodle_feedback.write(out, where, roll.graded)

@@ -50,7 +50,8 @@ def write(out: Path, standings: dict[str, Standing], graded: dict[str, StoredGra
         files[file_name(student, user, attachment)] = feedback.page(
             student, graded[student].results, standings[student]
         )
-    output_files.write_new(out, NAME, feedback.bundle(files))
+    if files:
+        output_files.write_new(out, NAME, feedback.bundle(files))
     if not left:
         return []
     return [
