@@ -8,6 +8,7 @@ refused by the size it claims, before tarfile reads it, with the reason in words
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
 import os
@@ -203,6 +204,31 @@ def test_zip_dates_out_of_every_range_unpack(tmp_path: Path) -> None:
     folder.mkdir()
     archives.unpack(archive, folder, archives.Budget())
     assert sorted(p.name for p in (folder / "m").iterdir()) == ["ones.py", "zeros.py"]
+
+
+def bzip2_bomb() -> bytes:
+    """A zip, built field by field, whose engine.py claims 100 bytes and holds bzip2 data that
+    is 64 MiB of zeros: zipfile hands a bzip2 read all it makes, whatever the member claims."""
+    packed, name, method = bz2.compress(bytes(64 * 1024 * 1024)), b"minigrad/engine.py", zipfile.ZIP_BZIP2
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 46, 0, method, 0, 0x21, 0, len(packed), 100, len(name), 0)
+    entry = struct.pack(
+        "<4s6H3L5H2L", b"PK\x01\x02", 46, 46, 0, method, 0, 0x21, 0, len(packed), 100, len(name), 0, 0, 0, 0, 0, 0
+    )
+    start, size = len(local) + len(name) + len(packed), len(entry) + len(name)
+    return local + name + packed + entry + name + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, size, start, 0)
+
+
+def test_a_zip_member_that_zipfile_would_inflate_whole_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """bzip2 and LZMA members are refused by their method, before a byte is read (deflate is
+    inflated as far as each read asks, and every zip tool writes it by default)."""
+    archive, folder = tmp_path / "bomb.zip", tmp_path / "staging"
+    archive.write_bytes(bzip2_bomb())
+    folder.mkdir()
+    with pytest.raises(archives.Refused) as refused:
+        archives.unpack(archive, folder, archives.Budget())
+    reason = "bomb.zip: minigrad/engine.py is compressed with bzip2; zip it again with the usual compression (deflate)"
+    assert str(refused.value) == reason
+    assert list(folder.iterdir()) == []
 
 
 def read_bytes_so_far() -> int:

@@ -75,6 +75,10 @@ EXTENDED = {
     tarfile.GNUTYPE_LONGNAME: "GNU long name",
     tarfile.GNUTYPE_LONGLINK: "GNU long link",
 }
+# Zip methods whose every read is bounded: zipfile inflates deflate at most as much as is
+# asked, but hands bzip2 and LZMA all a read's compressed bytes make (402 bytes of bzip2 are
+# 512 MiB of zeros, made in one 10 s call whatever size the member claims).
+READ_IN_STEPS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -332,6 +336,9 @@ def copy_member(
         return None
     if info.flag_bits & 0x1:
         raise Refused(f"{path} is password-protected; upload it without a password")
+    if info.compress_type not in READ_IN_STEPS:
+        method = zipfile.compressor_names.get(info.compress_type, f"method {info.compress_type}")
+        raise Refused(f"{path} is compressed with {method}; zip it again with the usual compression (deflate)")
     try:
         with bundle.open(info) as data:
             target = _write(folder, path, data, info.file_size, budget)
