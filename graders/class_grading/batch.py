@@ -208,9 +208,12 @@ def copies(seen: dict[str, packing.Packed]) -> list[str]:
 
 
 def _same_student(previous: StoredGrade, keys: dict[str, str]) -> bool:
-    """Whether a stored grade is this student's: graded under the same LMS keys. A grade never
-    moves to another key, even where an id once named someone else."""
-    return previous.grading.get("keys", keys) == keys
+    """Whether a stored grade is this student's: graded under the same identifying LMS keys (a
+    user id, an SID; not a name or a file's id, which change). A grade never moves to another
+    key, even where an id once named someone else."""
+    stored = previous.grading.get("keys", keys)
+    identifying = [key for key in roster.MATCHED_BY if key != "gradescope_submission_id"]
+    return isinstance(stored, dict) and all(stored.get(key) == keys.get(key) for key in identifying)
 
 
 def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path, keys: dict[str, str]) -> bool:

@@ -1,9 +1,10 @@
 """minigrad-class: grade a whole class with the hidden grader, in parallel.
 
     minigrad-class SUBMISSIONS --out DIR [--jobs N] [--official [--secret-file F] | --seed N]
-                   [--roster CSV] [--layout auto|folders|nbgrader|gradescope|lms-zip|classroom]
+                   [--roster CSV] [--layout auto|folders|nbgrader|gradescope|lms-zip|moodle|classroom]
                    [--resume] [--parts ...] [--isolation auto|bwrap|user|local] [--gradebook URL]
-                   [--due ISO-TIME] [--extensions CSV] [--grace HOURS] [--file-times]
+                   [--due ISO-TIME] [--extensions CSV] [--grace HOURS] [--times FILE [--times-zone Z]]
+                   [--file-times]
                    [--late-policy none|zero|per-day:P|per-hour:P [--late-cap P]] [--similarity]
                    [--scheduler tls://HOST:8786 [--tls-ca-file F --tls-cert F --tls-key F]]
 
@@ -28,13 +29,14 @@ import datetime
 import math
 import os
 import sys
+import zoneinfo
 from pathlib import Path
 
 from graders import course_seed
 from graders.isolation import preflight, sandbox
 from graders.parts import PARTS
 
-from . import lateness, layouts, roster, staging
+from . import lateness, layouts, roster, staging, times
 from .batch import ClassOptions, grade_class
 
 STAGING = ".staging-"  # inside --out, for unpacked uploads; removed at the end
@@ -72,6 +74,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--late-policy", default="none", type=_policy, help=f"{LATE_POLICIES}; adds total_after_late")
     parser.add_argument("--late-cap", type=_percent, default=100.0, help="the most a late policy takes, percent of max")
     parser.add_argument("--grace", type=_hours, default=0.0, help="hours after the due that are not late (default 0)")
+    parser.add_argument(
+        "--times",
+        type=Path,
+        help="the platform's hand-in times: Canvas's submissions from its API (JSON) or Moodle's grading worksheet",
+    )
+    parser.add_argument("--times-zone", type=_zone, default="UTC", help="the zone of Moodle's worksheet times (IANA)")
     parser.add_argument("--extensions", type=Path, help="a CSV of KEY,DUE: a student's own due (KEY: any of their ids)")
     parser.add_argument(
         "--file-times",
@@ -112,6 +120,13 @@ def _policy(text: str) -> tuple[str, float]:
     except argparse.ArgumentTypeError:
         pass
     raise argparse.ArgumentTypeError(f"{text!r}: one of {LATE_POLICIES}")
+
+
+def _zone(text: str) -> datetime.tzinfo:
+    try:
+        return zoneinfo.ZoneInfo(text)
+    except (ValueError, zoneinfo.ZoneInfoNotFoundError) as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: not a time zone (an IANA name: Europe/Paris)") from exc
 
 
 def _percent(text: str) -> float:
@@ -163,11 +178,13 @@ def main(argv: list[str] | None = None) -> int:
         print(course_seed.NO_SECRET, file=sys.stderr)
         return 2
     expected = roster.read(args.roster) if args.roster else []  # a bad roster stops us before any grading
+    recorded, unread = times.read(args.times, args.times_zone) if args.times else ({}, [])
     if not args.scheduler and (status := preflight.check(args.isolation, args.official)):
         return status  # this machine cannot grade (said on stderr): refused before any student
     try:
         with staging.uploads(args.submissions, args.out, args.layout, STAGING) as (layout, submissions, warnings):
-            status = grade_class(options_of(args, seed), expected, layout, submissions, warnings)
+            submissions = times.apply(submissions, recorded)
+            status = grade_class(options_of(args, seed), expected, layout, submissions, warnings + unread)
             if args.similarity and status != 130:
                 from graders.similarity import cli as similarity  # copydetect, only when asked for
 

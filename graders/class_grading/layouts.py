@@ -2,8 +2,10 @@
 
     folders     one folder per student: SUBMISSIONS/{student}/...
     nbgrader    nbgrader's SUBMISSIONS/submitted/{student}/{assignment}/ (or submitted/ itself)
-    gradescope  Gradescope's "export submissions": submission_metadata.yml + submission_NNN/
-    lms-zip     an LMS download whose file names carry the student (Canvas: name_id_id_file)
+    gradescope  Gradescope's "export submissions": submission_metadata.yml + submission_NNN/, as
+                its zip, its folder, or the folder holding it (gradescope_zip.py)
+    lms-zip     Canvas's "Download Submissions" zip, file names carrying the student (lms_zip.py)
+    moodle      Moodle's "Download all submissions", as its zip or unpacked (moodle.py)
     classroom   a folder of GitHub Classroom clones: SUBMISSIONS/{assignment}-{user}/.git
 
 Only the student's upload is found here; where the package is inside it is the grader's own
@@ -24,6 +26,7 @@ import shutil
 import zipfile
 import zoneinfo
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,10 +34,10 @@ import yaml
 
 from graders import intake
 
-from . import archives, combine, gradescope_zip, lms_zip
+from . import archives, combine, gradescope_zip, lms_zip, moodle
 from .students import safe_id, unique
 
-LAYOUTS = ("auto", "folders", "nbgrader", "gradescope", "lms-zip", "classroom")
+LAYOUTS = ("auto", "folders", "nbgrader", "gradescope", "lms-zip", "moodle", "classroom")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MAX_GROUP = 50  # submitters of one Gradescope submission
 
@@ -76,7 +79,9 @@ def detect(path: Path) -> str:
     if path.is_file() and path.suffix.lower() == ".zip":
         try:
             with archives.open_zip(path, gradescope_zip.MAX_ENTRIES) as (bundle, _):
-                return "gradescope" if gradescope_zip.metadata_in(bundle) else "lms-zip"
+                if gradescope_zip.metadata_in(bundle):
+                    return "gradescope"
+                return "moodle" if moodle.is_download(bundle.namelist()) else "lms-zip"
         except (OSError, zipfile.BadZipFile, archives.Refused) as exc:
             raise SystemExit(f"{path}: not a readable zip ({exc})") from exc
     if _gradescope_root(path) is not None:
@@ -86,6 +91,8 @@ def detect(path: Path) -> str:
     subfolders = _subfolders(path, set())
     if subfolders and all((folder / ".git").exists() for folder in subfolders):
         return "classroom"
+    if any(moodle.participant(folder.name) for folder in subfolders):
+        return "moodle"
     return "folders"
 
 
@@ -116,7 +123,11 @@ def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, lis
     warnings: list[str] = []
     skip = {there}
     if layout == "lms-zip":
-        found, warnings = _lms(path, staging)
+        found, warnings = _lms(path, staging, lms_zip.unpack)
+    elif layout == "moodle" and path.is_file():
+        found, warnings = _lms(path, staging, moodle.unpack)
+    elif layout == "moodle" and path.is_dir():
+        found, warnings = _moodle_folders(path, skip)
     elif layout == "gradescope" and path.is_file():
         export = gradescope_zip.unpack(path, staging)
         if export is None:
@@ -265,12 +276,21 @@ def _subfolders(path: Path, skip: set[Path]) -> list[Path]:
     return sorted(folder for folder in folders if folder.resolve() not in skip)
 
 
-def _lms(path: Path, staging: Path) -> tuple[list[_Found], list[str]]:
-    uploads, warnings = lms_zip.unpack(path, staging)
+def _lms(
+    path: Path, staging: Path, unpack: Callable[[Path, Path], tuple[list[lms_zip.Upload], list[str]]]
+) -> tuple[list[_Found], list[str]]:
+    """A Canvas or Moodle download: a student a user (or participant) id."""
+    uploads, warnings = unpack(path, staging)
     found = []
     for upload in uploads:
         source = f"{path.name}: {upload.name + '_' if upload.name else ''}{upload.user}_*"
-        keys = {"canvas_anonymous_id": upload.user[5:]} if upload.anonymous else {"canvas_user_id": upload.user}
+        if unpack is moodle.unpack:
+            keys = {"moodle_participant_id": upload.user}
+        elif upload.anonymous:
+            keys = {"canvas_anonymous_id": upload.user[5:]}
+        else:
+            keys = {"canvas_user_id": upload.user}
+        keys |= {"canvas_attachment_id": upload.attachment} if upload.attachment else {}
         found.append(
             _Found(
                 upload.name or upload.user,
@@ -284,6 +304,22 @@ def _lms(path: Path, staging: Path) -> tuple[list[_Found], list[str]]:
             )
         )
         warnings += [f"{source}: {note}" for note in upload.notes]
+    return found, warnings
+
+
+def _moodle_folders(path: Path, skip: set[Path]) -> tuple[list[_Found], list[str]]:
+    """Moodle's download unpacked: a folder per participant (moodle.py names them)."""
+    found, warnings = [], []
+    for folder in _subfolders(path, skip):
+        match = moodle.participant(folder.name)
+        if match is None:
+            warnings.append(f"{folder}: the name carries no participant (Moodle writes name_id_assignsubmission_file)")
+            continue
+        keys = {"moodle_participant_id": match["id"], "name": match["name"]}
+        number = lms_zip.number(match["id"])
+        found.append(
+            _Found(match["name"], number, folder, str(folder), keys, file_time=_newest(folder), key=match["id"])
+        )
     return found, warnings
 
 

@@ -30,13 +30,11 @@ reason, and the other students go on.
 from __future__ import annotations
 
 import re
-import shutil
 import zipfile
-from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import archives, combine
+from . import archives, combine, download
+from .download import Upload, number
 
 CANVAS = re.compile(
     r"(?:(?:(?P<anon_late>LATE)_)?anon_(?P<anonymous>[A-Za-z0-9]+)"
@@ -44,81 +42,25 @@ CANVAS = re.compile(
     r"_(?:(?P<attachment>[0-9]+)_(?P<file>.+)|(?P<entry>text|link)\.html)",
     re.DOTALL,
 )
-MAX_ENTRIES = 200_000  # files in one download: a large course's, and a bound on zipfile's memory
 RENAMED = re.compile(
     r"-(?:[0-9]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
     r"(?=(?:\.[A-Za-z][A-Za-z0-9]*)*\.[A-Za-z0-9]*$)"
 )  # make_unique_filename's `-N` (1 to 7 today; any number read) or `-{uuid}`, before its extension pattern
 
 
-@dataclass
-class Upload:
-    """One Canvas student's files, as found in the download."""
-
-    name: str  # as Canvas wrote it: the sortable name, lower-cased, sanitised ("" when anonymous)
-    user: str  # the Canvas user id, or `anon_{id}` when grading is anonymous
-    folder: Path
-    late: bool = False
-    refused: str = ""  # why the files could not be unpacked
-    notes: list[str] = field(default_factory=list)  # files left out, renamed or combined
-
-    @property
-    def anonymous(self) -> bool:
-        return self.user.startswith("anon_")
-
-
-def number(digits: str) -> tuple[int, str]:
-    """A digit string's order as a number, without converting it (a 4,400-digit id is an
-    attack on int(), not a submission)."""
-    digits = digits.lstrip("0")
-    return (len(digits), digits)
-
-
 def unpack(archive: Path, staging: Path) -> tuple[list[Upload], list[str]]:
-    """Each student's files unpacked into `staging/{n}/`; returns the uploads (sorted by user
-    id) and a warning for every entry that names no student."""
-    try:
-        with archives.open_zip(archive, MAX_ENTRIES) as (bundle, bad):
-            return _unpack(bundle, bad, staging)
-    except (OSError, zipfile.BadZipFile, archives.Refused) as exc:
-        raise SystemExit(f"{archive}: not a readable zip ({exc})") from exc
+    """Each Canvas student's files unpacked into `staging/{n}/` (sorted by user id, anonymous
+    students last), and a warning for every entry that names no student."""
+    return download.unpack(archive, staging, NAMING)
 
 
-def _unpack(bundle: zipfile.ZipFile, bad: set[str], staging: Path) -> tuple[list[Upload], list[str]]:
-    """The download's files grouped by Canvas user; a student whose file name is not text
-    (`bad`: flagged UTF-8, and not) is refused, the others go on."""
-    warnings: list[str] = []
-    by_user: dict[str, list[tuple[zipfile.ZipInfo, re.Match]]] = defaultdict(list)
-    for info in sorted(bundle.infolist(), key=lambda info: info.header_offset):
-        if info.is_dir():
-            continue
-        match = CANVAS.fullmatch(info.filename)
-        if match is None:
-            warnings.append(
-                f"{info.filename}: the name carries no student "
-                "(Canvas writes name[_LATE]_userid_fileid_file or anon_id_fileid_file)"
-            )
-            continue
-        by_user[f"anon_{match['anonymous']}" if match["anonymous"] else match["user"]].append((info, match))
-    uploads = []
-    for n, user in enumerate(sorted(by_user, key=lambda user: (user.startswith("anon_"), number(user), user))):
-        entries = by_user[user]
-        folder = staging / str(n)
-        folder.mkdir(parents=True)
-        late = any(m["late"] or m["anon_late"] for _, m in entries)
-        upload = Upload(entries[0][1]["name"] or "", user, folder, late)
-        try:
-            if named := [info.filename for info, _ in entries if info.filename in bad]:
-                raise archives.Refused(f"{named[0]}: a file name marked UTF-8 that is not")
-            _unpack_student(bundle, entries, upload)
-        except (archives.Refused, OSError) as exc:
-            upload.refused = str(exc)
-            shutil.rmtree(folder)  # nothing of a refused upload is kept
-        uploads.append(upload)
-    return uploads, warnings
+def _upload(user: str, entries: download.Entries, folder: Path) -> Upload:
+    late = any(match["late"] or match["anon_late"] for _, match in entries)
+    attachments = [match["attachment"] for _, match in entries if match["attachment"]]
+    return Upload(entries[0][1]["name"] or "", user, folder, late, attachment=max(attachments, key=number, default=""))
 
 
-def _unpack_student(bundle: zipfile.ZipFile, entries: list[tuple[zipfile.ZipInfo, re.Match]], upload: Upload) -> None:
+def _unpack_student(bundle: zipfile.ZipFile, entries: download.Entries, upload: Upload) -> None:
     """All of the student's files (one submission), Canvas's renaming undone, under one budget,
     then combined into one package where that is unambiguous."""
     chosen: dict[str, tuple[tuple, zipfile.ZipInfo]] = {}
@@ -146,3 +88,12 @@ def _unpack_student(bundle: zipfile.ZipFile, entries: list[tuple[zipfile.ZipInfo
     archives.unpack_inner(written, budget, 1)
     upload.folder, said = combine.gather(upload.folder)
     upload.notes += budget.notes + said
+
+
+NAMING = download.Naming(
+    CANVAS,
+    lambda match: f"anon_{match['anonymous']}" if match["anonymous"] else match["user"],
+    "Canvas writes name[_LATE]_userid_fileid_file or anon_id_fileid_file",
+    _upload,
+    _unpack_student,
+)
