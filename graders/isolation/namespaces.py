@@ -36,10 +36,11 @@ FIX = (
 def enter() -> None:
     """Give the calling process (root, before it drops to the grading's uid) a network
     namespace of its own and a /proc that shows only its own uid's processes; OSError if the
-    machine refuses either. The mount namespace is made a slave first, so the new /proc never
-    reaches the host's mounts."""
+    machine refuses either. The host's /proc is made a slave in the new mount namespace first,
+    so the /proc mounted on it never reaches the host's mounts (only /proc: in a chroot, `/` may
+    be no mount point at all)."""
     _check(LIBC.unshare(CLONE_NEWNET | CLONE_NEWNS), "unshare")
-    _check(LIBC.mount(b"none", b"/", None, MS_REC | MS_SLAVE, None), "mount --make-rslave /")
+    _check(LIBC.mount(b"none", b"/proc", None, MS_REC | MS_SLAVE, None), "mount --make-rslave /proc")
     _check(LIBC.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=2"), "mount /proc")
 
 
