@@ -6,12 +6,15 @@ Time is bounded three ways, none of which a submission can stretch: each program
 deadline that only its own valid answer ends (and a child that answered them all has
 EXIT_GRACE to exit, so a process it left behind holds nothing); each part may lose at most
 PART_BUDGET seconds to programs that never finish (then its programs get SHORT_TIMEOUT each);
-the whole grading has GRADING_BUDGET. A program that reaches its deadline without having had
-a full core (a loaded machine starved it) keeps running, given as much more time as the load
-took from it (at most MAX_STRETCH times), so a loaded machine does not cost points; one whose
-child barely ran (it slept, or was frozen) is run once more in a fresh child. And a hang is
-paid for once: the function the child was stopped in fails every later call at once, with
-the same message (hang_report.py), whatever part calls it.
+the whole grading has GRADING_BUDGET. A program that starts with a `measured` step (cases.py)
+runs alone, in a fresh child, until its own `stop_after`; the CPU that child used, counted here
+(child_cpu.py), goes with its outcome, for the judge to hold against its limit. A program that
+reaches its deadline without having had a full core (a loaded machine starved it) keeps
+running, given as much more time as the load took from it (at most MAX_STRETCH times), so a
+loaded machine does not cost points; one whose child barely ran (it slept, or was frozen) is
+run once more in a fresh child. And a hang is paid for once: the function the child was
+stopped in fails every later call at once, with the same message (hang_report.py), whatever
+part calls it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from . import hang_report
+from . import child_cpu, hang_report
+from .cases import measured
 from .hang_report import Import, Stuck
 from .isolation import sandbox
 from .kit import REFERENCE
@@ -55,7 +59,7 @@ def run_reference(programs: list[list], tests: list[str], parts: list[str]) -> l
         shutil.copyfile(source, folder / "submission" / "minigrad" / source.name)
     seal(folder, None)
     try:
-        return run_child(folder, programs, tests, parts, sandbox.Isolation("local"), REFERENCE_PATIENCE)
+        return run_child(folder, programs, tests, parts, sandbox.Isolation("local"), REFERENCE_PATIENCE, alone=False)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -68,6 +72,7 @@ def run_child(
     isolation: sandbox.Isolation,
     patience: float = 1.0,
     settled: Callable[[int, Outcome], None] | None = None,
+    alone: bool = True,
 ) -> list[Outcome]:
     """Every program on the package copied into `workdir` (the submission's, or the
     reference's), restarting the child after each failure; `settled(i, outcome)` is told each
@@ -78,7 +83,9 @@ def run_child(
     test is skipped instead of each hanging in turn, and once one times out in a function the
     child names (hang_report.py), every later program that calls it fails at once with the
     same message. Each program gets the time its own part allows, even when one child runs
-    programs of several parts; `patience` multiplies it.
+    programs of several parts; `patience` multiplies it. With `alone`, a measured program runs
+    in a child of its own and its CPU is counted; the reference's, whose time no test judges,
+    run with the others.
     """
     outcomes: dict[int, Outcome] = {}
     hung: set[str] = set()
@@ -95,14 +102,15 @@ def run_child(
             settled(i, outcomes[i])
 
     def allowed(i: int) -> float:  # seconds on a core of its own
-        return patience * (PROGRAM_TIMEOUT if lost[parts[i]] < PART_BUDGET else SHORT_TIMEOUT)
+        wall = limit["stop_after"] if (limit := measured(programs[i])) else PROGRAM_TIMEOUT
+        return patience * (wall if lost[parts[i]] < PART_BUDGET else SHORT_TIMEOUT)
 
-    def timeout_for(i: int) -> float:  # nothing is wanted from a child past its last answer
+    def timeout_for(i: int, last: int) -> float:  # nothing is wanted from a child past its last answer
         left = end - time.monotonic()
-        return min(allowed(i) if i < len(programs) else EXIT_GRACE, left)
+        return min(allowed(i) if i < last else EXIT_GRACE, left)
 
-    def more_time(i: int, cpu_share: float) -> float | None:  # program i's child is at its deadline
-        if (stretch := stretch_for(cpu_share)) is None or i in stretched or i >= len(programs):
+    def more_time(i: int, last: int, cpu_share: float) -> float | None:  # program i's child is at its deadline
+        if (stretch := stretch_for(cpu_share)) is None or i in stretched or i >= last:
             return None
         stretched.add(i)
         return max(0.0, min(allowed(i) * (stretch - 1), end - time.monotonic()))
@@ -113,14 +121,18 @@ def run_child(
             settle(start, Outcome([], failure(SKIPPED if tests[start] in hung else OUT_OF_TIME, "Skipped")))
             start += 1
             continue
-        timeout = timeout_for(start)
-        answers = Answers(settle, stuck, start, len(programs), timeout_for, more_time)
-        seconds = [timeout_for(i) for i in range(start, len(programs))]
-        request = json.dumps({"programs": programs, "start": start, "seconds": seconds, **known.request()}).encode()
-        result = sandbox.run(isolation, workdir, "runner.py", request, timeout, answers.accept, answers.starved)
+        last = segment_end(programs, start) if alone else len(programs)
+        counted = child_cpu.counter(isolation) if alone and measured(programs[start]) else None
+        answers = Answers(settle, stuck, start, last, timeout_for, more_time, counted)
+        seconds = [timeout_for(i, last) for i in range(start, last)]
+        request = {"programs": programs[:last], "start": start, "seconds": seconds, **known.request()}
+        timeout = timeout_for(start, last)
+        result = sandbox.run(
+            isolation, workdir, "runner.py", json.dumps(request).encode(), timeout, answers.accept, answers.starved
+        )
         start = answers.next
-        if start == len(programs):
-            break
+        if start == last:
+            continue
         given = allowed(start)
         if result.timed_out:
             if result.cpu_share < ASLEEP and start not in rerun:
@@ -133,9 +145,17 @@ def run_child(
         failed = child_failure(result, given, stuck.get(start))
         if answers.importing and result.returncode is not None and result.returncode >= 0 and not result.flooded:
             known.exit(answers.importing[-1], failed["message"])  # it exited while importing that module
-        settle(start, Outcome([], failed))
+        settle(start, Outcome([], failed, answers.cpu))
         start += 1
     return [outcomes[i] for i in range(len(programs))]
+
+
+def segment_end(programs: list[list], start: int) -> int:
+    """Where the child that starts at program `start` stops: after that one program when it is
+    measured, else before the next measured program (or at the end)."""
+    if measured(programs[start]):
+        return start + 1
+    return next((i for i in range(start + 1, len(programs)) if measured(programs[i])), len(programs))
 
 
 def stretch_for(cpu_share: float) -> float | None:
@@ -149,27 +169,31 @@ def stretch_for(cpu_share: float) -> float | None:
 
 
 class Answers:
-    """Collects a child's answers in order; only the answer to the program due renews its
-    deadline, so stray lines (blank, forged, out of order) buy a hung child no time. The
-    child's notes on the program due (where it is stuck, which modules it is importing) are
-    kept, and buy no time either."""
+    """Collects a child's answers in order, up to `last` (the child is sent no program past it,
+    and an answer to one is garbage); only the answer to the program due renews its deadline, so
+    stray lines (blank, forged, out of order) buy a hung child no time. The child's notes on the
+    program due (where it is stuck, which modules it is importing) are kept, and buy no time
+    either. With `counted` (a measured program's child), the CPU it has used goes with its
+    answer, or is kept at its deadline (`cpu`)."""
 
     def __init__(
         self,
         settle: Callable[[int, Outcome], None],
         stuck: dict[int, Stuck],
         first: int,
-        count: int,
-        timeout_for: Callable[[int], float],
-        more_time: Callable[[int, float], float | None],
+        last: int,
+        timeout_for: Callable[[int, int], float],
+        more_time: Callable[[int, int, float], float | None],
+        counted: Callable[[], float] | None = None,
     ):
-        self.settle, self.stuck, self.next, self.count, self.timeout_for = settle, stuck, first, count, timeout_for
-        self.more_time = more_time
+        self.settle, self.stuck, self.next, self.last = settle, stuck, first, last
+        self.timeout_for, self.more_time, self.counted = timeout_for, more_time, counted
         self.importing: list[str] = []  # modules the program due began importing and has not ended
+        self.cpu: float | None = None  # the measured child's CPU at its deadline
 
     def accept(self, line: bytes) -> float | None:
         """The next program's time if `line` answers the program due, else None."""
-        parsed = parse_line(line, self.count)
+        parsed = parse_line(line, self.last)
         if parsed is None or parsed[0] != self.next:
             note = hang_report.parse(line, self.next)
             if isinstance(note, Stuck):
@@ -179,15 +203,19 @@ class Answers:
             elif isinstance(note, Import) and note.module in self.importing:
                 self.importing.remove(note.module)
             return None
+        if self.counted is not None:
+            parsed[1].cpu = self.counted()
         self.settle(self.next, parsed[1])
         self.next += 1
         self.importing = []
-        return self.timeout_for(self.next)
+        return self.timeout_for(self.next, self.last)
 
     def starved(self, cpu_share: float) -> float | None:
         """More seconds for the program due, whose child is at its deadline with `cpu_share`
         of a core over its life; None when it has simply timed out."""
-        return self.more_time(self.next, cpu_share)
+        if self.counted is not None:
+            self.cpu = self.counted()
+        return self.more_time(self.next, self.last, cpu_share)
 
 
 def child_failure(result: sandbox.ChildResult, timeout: float, stuck: Stuck | None = None) -> dict:

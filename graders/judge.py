@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from . import notes
-from .cases import Case, Program
+from .cases import Case, Program, measured
 from .comparison import close, is_array
 from .escape import untrusted
 from .kit import COURSE_API, shared_module
@@ -122,6 +122,8 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
     for program, want, got in zip(case.programs, reference, submission):
         if want.error is not None:
             raise GraderError(f"the reference failed {case.id}: {want.error}")
+        if (slow := over_limit(case, program, got)) is not None:
+            raise slow
         if got.error is not None:
             raise GradeFailure(explain_error(case, program, got.error), cause_of_error(program, got.error))
         if case.check is not None:
@@ -141,6 +143,23 @@ def judge(case: Case, reference: list[Outcome], submission: list[Outcome]) -> No
         for label, g, w in zip(program.labels, got.out, want.out):
             if not close(g, w, case.rtol, case.atol):
                 raise GradeFailure(difference(case, program, label, g, w), _wrong_result(case, program, label, g))
+
+
+def over_limit(case: Case, program: Program, got: Outcome) -> GradeFailure | None:
+    """A measured program (cases.measured) whose child used more CPU than its limit, as the
+    parent counted it; whether it answered or was stopped at its deadline, that is its failure."""
+    limit = measured(program.steps)
+    if limit is None or got.cpu is None or got.cpu <= limit["limit"]:
+        return None
+    stopped = got.error is not None
+    return GradeFailure(
+        f"{case.what}: {limit['what']} took {'more than ' * stopped}{got.cpu:.1f} s of CPU, expected at most "
+        f"{limit['limit']:g} s (counted by the grader over the whole process that ran it, imports included"
+        f"{'; it was stopped there' * stopped})\n"
+        f"    while running: {program.shown}\n"
+        f"    hint:     {program.hint or case.hint}",
+        of_wrong_result(program.steps, False),
+    )
 
 
 def _wrong_result(case: Case, program: Program, label: str, got: object) -> Cause:

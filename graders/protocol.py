@@ -25,10 +25,12 @@ LOCATION = {  # where a submission's error starts, when it has a frame or a line
 
 @dataclass
 class Outcome:
-    """What one program produced: its reads, or why it has none."""
+    """What one program produced: its reads, or why it has none; for a measured program, the
+    CPU seconds its child used, as the parent counted them (never a number the child sent)."""
 
     out: list
     error: dict | None
+    cpu: float | None = None
 
 
 def failure(message: str, kind: str = "ChildFailure") -> dict:

@@ -206,6 +206,12 @@ def grader_lookup(exc: BaseException) -> tuple[str, str | None] | None:
 
 
 @step
+def measured(run: Run, *, what: str, limit: float, stop_after: float) -> None:
+    """Nothing here: a program that starts with this step is timed by the parent, which runs it
+    alone in a fresh child and counts the CPU of everything that child does (graders/cases.py)."""
+
+
+@step
 def raises(run: Run, *, action: list) -> None:
     """Send back the type name of the error the step `action` raises, or "no error"."""
     run.out.append(error_type(lambda: run.perform(action)))

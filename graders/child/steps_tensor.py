@@ -5,19 +5,18 @@ An array travels in a program as {"array": nested lists}; a string names a slot,
 step. NumPy is imported on the first step that needs it, so the child of a grading without
 part 4 never loads it.
 
-The rule for every step and read kind here (DESIGN §11.3): the child reports observations,
-the parent decides. A read sends back what the student's code made (arrays, predicted labels,
-the CPU seconds a call took), never a verdict or a digest of one: no accuracy, no gradient
-gap, no "within bounds". The suite (graders/suites/test_tensor.py) compares what comes back
-with the reference, or checks it itself with data this folder never holds (the digits' test
-labels), after checking its shape and types. A forging `minigrad/__init__.py` can answer any
-program, but then it must compute what a working engine would: a made-up answer fails there.
+The rule for every step and read kind here: the child reports observations, the parent
+decides. A read sends back what the student's code made (arrays, the parameters a training
+left), never a verdict or a digest of one: no accuracy, no gradient gap, no "within bounds",
+no time (the parent counts a measured program's CPU itself). The suite
+(graders/suites/test_tensor.py) compares what comes back with the reference, or checks it
+itself with data this folder never holds (the digits' test images and labels), after checking
+its shape and types. A forging `minigrad/__init__.py` can answer any program, but then it must
+compute what a working engine would: a made-up answer fails there.
 """
 
 import operator
 import os
-import signal
-import time
 import warnings
 
 from steps import Run, array, error_type, reader, step
@@ -226,45 +225,11 @@ def fit(run, *, into, model, xs, ys, loss, lr, momentum, weight_decay, epochs, b
 @step
 def digits(run, *, into, rows):
     """The first `rows` 8x8 digits (pixels / 16) in slot `<into>_xs` and their labels in
-    `<into>_ys`: the training set. The test images come in the program, their labels never."""
+    `<into>_ys`: the training set. The test images never reach the child."""
     np = _numpy()
     with open(os.path.join(os.path.dirname(run.folder), DIGITS)) as f:
         table = np.loadtxt(f, delimiter=",", max_rows=rows)
     run.slots[f"{into}_xs"], run.slots[f"{into}_ys"] = table[:, :-1] / 16.0, table[:, -1].astype(int)
-
-
-@step
-def predict(run, *, into, model, xs):
-    """into = the label the model gives each sample: the index of its largest logit."""
-    logits = _numpy().asarray(run.slots[model](operand(run, xs)).data)
-    run.slots[into] = [int(label) for label in logits.argmax(axis=1)]
-
-
-class OverTime(BaseException):
-    """Raised in a `timed` step's action when its CPU limit is spent: a BaseException, so that
-    the submission's `except Exception` cannot swallow it."""
-
-
-def _over_time(signum, frame):
-    raise OverTime
-
-
-@step
-def timed(run, *, into, action, limit):
-    """Run the step `action`, stopped once it has used `limit` seconds of CPU; into = the CPU
-    seconds it took (CPU, not wall-clock time: a busy machine must not make honest code slow),
-    `limit` or more when it was stopped. The limit bounds what a slow loop costs the grading."""
-    previous = signal.signal(signal.SIGPROF, _over_time)
-    start = time.process_time()
-    signal.setitimer(signal.ITIMER_PROF, limit)
-    try:
-        run.perform(action)
-    except OverTime:
-        pass
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
-    run.slots[into] = time.process_time() - start
 
 
 @step
@@ -308,5 +273,5 @@ def numeric_gradients(run, obj):
 
 @reader
 def labels(run, obj):
-    """Plain data a step already made of whole numbers and words (batch_order's, predict's)."""
+    """Plain data a step already made of whole numbers and words (batch_order's)."""
     return obj
