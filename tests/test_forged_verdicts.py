@@ -60,11 +60,6 @@ SCORE_NOTHING = {"api", "api_tensor", "imports"}
 # Tests the forger must pass, or it never reached the child's answers: their questions are the
 # same at every seed. Each is no verdict of the child: an error's type, a count.
 FIXED = ["value: log of 0 must raise ValueError [error-log of 0]", "mlp: len(MLP(2, [1]).parameters()) [count-2-1]"]
-# Tests whose right answers are right at every seed although the question names the seed:
-# Linear's draws pass whichever way they come from NumPy's seeded global state (the course fixes
-# no order of drawing), so another seed's real draws are real draws too. What no forger passes
-# is a draw that is not reproducible from the seed (attack-forge-verdicts).
-ANY_SEED = {"tensor: Linear(nin, nout)'s parameters [linear-init]"}
 
 
 def suite(part: str):
@@ -139,7 +134,7 @@ def test_answers_from_another_seed_pass_only_the_questions_every_seed_asks(tmp_p
     for (_, case), (_, other) in zip(cases, others):
         asked = [next(mine) for _ in case.programs], [next(theirs) for _ in other.programs]
         name = f"{case.part}: {case.what} [{case.id}]"
-        if name in passed and name not in ANY_SEED and not same_question(case, other, *asked):
+        if name in passed and not same_question(case, other, *asked):
             gained.append(name)
     assert gained == [], "answers to another seed's programs pass these tests"
 
