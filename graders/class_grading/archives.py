@@ -426,7 +426,8 @@ def _set_time(path: Path, when: float | None) -> None:
     """Keep a member's time: of several copies of a package, the newest is graded. The time
     is the student's to choose: one no file can have (NaN, infinite, beyond time_t) leaves the
     file its own; one a file can have but no datetime can (the year 11476, which tmpfs keeps)
-    is kept, for staged times are only compared, and `layouts.moment_of` guards a conversion."""
+    is kept, and reading it as a hand-in time gives none (`layouts.moment_of`), where dropping
+    it here would give the time of unpacking instead."""
     if when is not None:
         try:
             os.utime(path, (when, when), follow_symlinks=False)
