@@ -5,8 +5,9 @@ The export is a folder (`assignment_{id}_export/` as Gradescope names it) with
 Gradescope layout in layouts.py reads). Given as its zip, it is unpacked into staging:
 the metadata whole (under a size cap), and each submission's files by archives.py's rules
 under a budget of its own, so one student's bomb is that student's refusal and never the
-class's. A zip with no `submission_metadata.yml` in its top two levels is no Gradescope
-export (None: the caller tries the LMS downloads).
+class's, and combined as every LMS upload is (combine.py). A zip with no
+`submission_metadata.yml` in its top two levels is no Gradescope export (None: the caller tries
+the LMS downloads).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import zipfile
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
-from . import archives
+from . import archives, combine
 
 METADATA = "submission_metadata.yml"
 MAX_METADATA = 16 * 1024 * 1024  # bytes: a YAML of a few hundred bytes per submission, for a large course
@@ -57,6 +58,11 @@ def unpack(archive: Path, staging: Path) -> tuple[Path, dict[str, str]] | None:
             except (archives.Refused, OSError) as exc:
                 refused[folder] = str(exc)
                 shutil.rmtree(root / folder, ignore_errors=True)
+                continue
+            combined, _ = combine.gather(root / folder)
+            if combined != root / folder:  # one submission in several uploads: graded as one package
+                shutil.rmtree(root / folder)
+                combined.rename(root / folder)
         return root, refused
 
 

@@ -137,4 +137,5 @@ def read_extensions(path: Path, parse: Callable[[str], datetime.datetime | None]
 
 
 def _iso(moment: datetime.datetime | None) -> str:
-    return moment.isoformat(timespec="seconds") if moment else ""
+    """In UTC, so the same moment reads the same from every platform (Gradescope writes -08:00)."""
+    return moment.astimezone(datetime.timezone.utc).isoformat(timespec="seconds") if moment else ""
