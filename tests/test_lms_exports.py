@@ -19,10 +19,10 @@ import pytest
 from test_intake_attacks import ADA, NIA, package, under, zip_bytes
 from test_intake_attacks import grade_class as run_class
 
-from graders.class_grading import report, tables
+from graders.class_grading import feedback, report, tables
 from graders.class_grading.exports import write_exports
 from graders.class_grading.records import StoredGrade
-from graders.class_grading.standing import Roll
+from graders.class_grading.standing import Roll, Standing
 
 from nbgrader_export import nbgrader_export, store
 
@@ -271,6 +271,17 @@ def test_nbgrader_export_has_the_late_penalty_names_and_no_shows(tmp_path: Path)
         "eve": ["3.0", "0.0", "3.0", "", '\'=HYPERLINK("http://x.example" "‹b›x‹/b›")', ""],
     }
     assert (rows["bob"]["timestamp"], rows["bob"]["duedate"]) == ("2026-11-21 18:00:00", "2026-11-20 12:00:00")
+
+
+def test_feedback_without_a_hand_in_time_claims_no_lateness() -> None:
+    keys = {"submitted_at": "", "due": DUE, "late": "", "hours_late": "", "penalty": "0", "total_after_late": "4"}
+    standing = Standing("zed", "graded", 4.0, 4.0, keys=keys)
+    assert feedback.lateness(standing) == [
+        "Submitted: time not recorded",
+        "Due: 2026-11-20T12:00:00+00:00",
+        "Not marked late: no late penalty.",
+    ]
+    assert feedback.lateness(Standing("zed", "graded", 4.0, 4.0)) == []  # a class with no times says nothing
 
 
 # --- summary.md ---------------------------------------------------------------------------------------------

@@ -82,7 +82,8 @@ def lateness(standing: Standing | None) -> list[str]:
     said = [f"Submitted: {standing.key('submitted_at') or 'time not recorded'}"]
     said += [f"Due: {standing.key('due')}"] if standing.key("due") else []
     if not standing.late:
-        return [*said, "On time: no late penalty."]
+        on_time = "On time" if standing.key("submitted_at") else "Not marked late"
+        return [*said, f"{on_time}: no late penalty."]
     hours = standing.key("hours_late")
     said.append(f"Late by {hours} hours." if hours else "Late (marked by the platform, with no hand-in time).")
     if not standing.key("penalty"):
