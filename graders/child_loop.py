@@ -76,17 +76,37 @@ def run_child(
 ) -> list[Outcome]:
     """Every program on the package copied into `workdir` (the submission's, or the
     reference's), restarting the child after each failure; `settled(i, outcome)` is told each
-    program's outcome as soon as it is final, in order.
+    program's outcome as soon as it is final.
 
     `tests` and `parts` name the test and part of each program. A crash costs only a restart,
     so it fails just its own program; once a program of a test times out, the rest of that
     test is skipped instead of each hanging in turn, and once one times out in a function the
     child names (hang_report.py), every later program that calls it fails at once with the
     same message. Each program gets the time its own part allows, even when one child runs
-    programs of several parts; `patience` multiplies it. With `alone`, a measured program runs
-    in a child of its own and its CPU is counted; the reference's, whose time no test judges,
-    run with the others.
+    programs of several parts; `patience` multiplies it. With `alone`, each measured program
+    runs in a child of its own, after all the others (so that one child runs every other
+    program: a child costs its start), and its CPU is counted; the reference's, whose time no
+    test judges, run in order with the others.
     """
+    order = sorted(range(len(programs)), key=lambda i: alone and measured(programs[i]) is not None)
+    told = None if settled is None else lambda j, outcome: settled(order[j], outcome)
+    found = _run_in_order(
+        workdir, *([items[i] for i in order] for items in (programs, tests, parts)), isolation, patience, told, alone
+    )
+    return [outcome for _, outcome in sorted(zip(order, found), key=lambda pair: pair[0])]
+
+
+def _run_in_order(
+    workdir: Path,
+    programs: list[list],
+    tests: list[str],
+    parts: list[str],
+    isolation: sandbox.Isolation,
+    patience: float,
+    settled: Callable[[int, Outcome], None] | None,
+    alone: bool,
+) -> list[Outcome]:
+    """run_child's programs, in the order given; each measured one (when `alone`) in a child of its own."""
     outcomes: dict[int, Outcome] = {}
     hung: set[str] = set()
     stuck: dict[int, Stuck] = {}  # program -> where the child said it was, near its deadline

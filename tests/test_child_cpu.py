@@ -49,20 +49,28 @@ MEASURED = ["measured", {"what": "importing the engine", "limit": 5.0, "stop_aft
 LOCAL = sandbox.Isolation("local")
 
 
-def run(level: str, programs: list[list]) -> list[Outcome]:
-    """The programs on a submission whose engine is ENGINE, at `level`, as a grading runs them."""
+def run(level: str, programs: list[list]) -> tuple[list[Outcome], list[int]]:
+    """The programs on a submission whose engine is ENGINE, at `level`, as a grading runs them;
+    and the order their outcomes were settled in."""
     workdir = with_runner()
     package = workdir / "submission" / "minigrad"
     (package / "__init__.py").write_text("")
     (package / "engine.py").write_text(ENGINE)
+    settled: list[int] = []
+    names, parts = ["a"] * len(programs), ["p"] * len(programs)
     try:
         if level == "local":
             seal(workdir, None)
-            return child_loop.run_child(workdir, programs, ["a"] * len(programs), ["p"] * len(programs), LOCAL)
+            return child_loop.run_child(
+                workdir, programs, names, parts, LOCAL, settled=lambda i, _: settled.append(i)
+            ), settled
         with identity.claimed() as who:
             seal(workdir, who)
             isolation = sandbox.Isolation(level, who)
-            return child_loop.run_child(workdir, programs, ["a"] * len(programs), ["p"] * len(programs), isolation)
+            outcomes = child_loop.run_child(
+                workdir, programs, names, parts, isolation, settled=lambda i, _: settled.append(i)
+            )
+            return outcomes, settled
     finally:
         shutil.rmtree(workdir)
 
@@ -70,12 +78,13 @@ def run(level: str, programs: list[list]) -> list[Outcome]:
 @pytest.mark.parametrize("level", ["local", *STRONG])
 def test_a_measured_program_is_charged_its_forked_worker_and_its_threads(level: str) -> None:
     imports = ["imports", {"module": "engine"}]
-    outcomes = run(level, [[["imports", {"module": "checkpoint"}]], [MEASURED, imports], [imports]])
+    outcomes, settled = run(level, [[["imports", {"module": "checkpoint"}]], [MEASURED, imports], [imports]])
     before, measured, after = outcomes
     assert measured.out == ["imports"] and measured.error is None
     assert measured.cpu is not None and HIDDEN - 0.05 <= measured.cpu < HIDDEN + 1.5
     assert before.cpu is None and after.cpu is None  # unmeasured programs carry no count
-    assert after.out == ["imports"]  # the program after runs in a child of its own again
+    assert after.out == ["imports"]
+    assert settled == [0, 2, 1]  # the measured program last, in a child of its own: the others share one
 
 
 def test_a_child_is_sent_no_program_past_its_segment_and_an_answer_to_one_is_garbage() -> None:
