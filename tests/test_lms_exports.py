@@ -333,3 +333,40 @@ def test_a_canvas_class_goes_back_to_canvas(tmp_path: Path) -> None:
         "babbagecharles": ["Charles", "Babbage", "10.0"],
         "Ng-Cat": ["Cat", "Ng", "0.0"],
     }
+
+
+def test_a_late_gradescope_class_carries_its_penalty_everywhere(tmp_path: Path) -> None:
+    """Gradescope's own times (submission_metadata.yml): Cy hands in 44.5 h late under 10% a
+    started day, so 10 / 12 loses 2 days x 1.2 = 2.4; the raw total stays 10 everywhere."""
+    ada, nia = package(ADA, tmp_path), package(NIA, tmp_path)
+    root = tmp_path / "export"
+    for folder, files in (("submission_1", ada), ("submission_2", nia)):
+        for name, data in under(f"{folder}/minigrad", files).items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+    (root / "submission_metadata.yml").write_text(
+        "submission_1:\n  :submitters:\n  - :name: Ann Lee\n    :sid: a1\n    :email: ann@x.edu\n"
+        "  :created_at: 2026-11-20 10:00:00.000000000 -08:00\n"
+        "submission_2:\n  :submitters:\n  - :name: Cy Ray\n    :sid: c3\n    :email: cy@x.edu\n"
+        "  :created_at: 2026-11-22 20:30:00.000000000 -08:00\n"
+    )
+    out = tmp_path / "out"
+    run, _ = run_class(
+        root, out, "--parts", "checkpoint", "--due", "2026-11-21T00:00:00-08:00", "--late-policy", "per-day:10"
+    )
+    rows = {row["student"]: row for row in csv.DictReader((out / "grades.csv").open(newline=""))}
+    assert picked(rows, "total", "hours_late", "penalty", "total_after_late") == {
+        "a1": ["12", "0", "0", "12"],
+        "c3": ["10", "44.5", "2.4", "7.6"],
+    }
+    page = (out / "c3" / "feedback.html").read_text()
+    assert "<p><strong>Total: 10 / 12</strong></p>" in page
+    assert (
+        "<li>Late by 44.5 hours.</li><li>Late penalty: -2.4</li><li>Total after the late penalty: 7.6 / 12</li>" in page
+    )
+    assert "| c3 | `2026-11-23T04:30:00+00:00` | `2026-11-21T08:00:00+00:00` | `44.5` | `2.4` | `7.6` |" in run.stdout
+    exported = nbgrader_export(f"sqlite:///{out / 'gradebook.db'}", tmp_path)
+    assert picked(exported, "raw_score", "late_submission_penalty", "score", "email", "timestamp") == {
+        "a1": ["12.0", "0.0", "12.0", "ann@x.edu", "2026-11-20 18:00:00"],
+        "c3": ["10.0", "2.4", "7.6", "cy@x.edu", "2026-11-23 04:30:00"],  # nbgrader's times are UTC
+    }
