@@ -26,6 +26,7 @@ from pathlib import Path
 
 from repeat import RUNS, Figure, measure, warn_if_busy
 
+from course import loopback_tls
 from course.submissions import ROOT, materialize
 
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -70,15 +71,27 @@ def cluster_seconds(folder: Path, out: Path) -> tuple[float, float]:
     Dask's profiler, as docs/large-course.md starts them."""
     import dask
     from distributed import Client, LocalCluster, get_task_stream
+    from distributed.security import Security
 
+    tls_folder = Path(tempfile.mkdtemp(prefix="minigrad-bench-tls-"))
+    tls = loopback_tls.certificates(tls_folder)
+    cert, key = tls["--tls-cert"], tls["--tls-key"]
+    files = {
+        f"tls_{who}_{part}": path
+        for who in ("scheduler", "worker", "client")
+        for part, path in (("cert", cert), ("key", key))
+    }
+    security = Security(tls_ca_file=tls["--tls-ca-file"], require_encryption=True, **files)
     workers = {"n_workers": CLUSTER_WORKERS, "threads_per_worker": 1, "dashboard_address": None}
     with (
         dask.config.set({"distributed.worker.profile.enabled": False}),
-        LocalCluster(host="127.0.0.1", **workers) as cluster,
-        Client(cluster.scheduler_address) as client,
+        LocalCluster(host="127.0.0.1", protocol="tls", security=security, **workers) as cluster,
+        Client(cluster.scheduler_address, security=security) as client,
         get_task_stream(client) as stream,
     ):
-        seconds = seconds_to_grade(folder, out, "--scheduler", cluster.scheduler_address)
+        options = [arg for pair in tls.items() for arg in pair]
+        seconds = seconds_to_grade(folder, out, "--scheduler", cluster.scheduler_address, *options)
+    shutil.rmtree(tls_folder)
     runs: dict[str, list[tuple[float, float]]] = {}
     for task in stream.data:
         for span in task["startstops"]:

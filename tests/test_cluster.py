@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from test_class_grading import grade_class, read_csv
 
+from course import loopback_tls
 from course.submissions import materialize
 from graders.class_grading import cluster, jobs, kit_version, packing
 
@@ -54,32 +55,8 @@ def local_grades(sample_class: Path, tmp_path_factory: pytest.TempPathFactory) -
 
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """A self-signed certificate for 127.0.0.1 that is its own authority, as the README makes one."""
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return {"--tls-ca-file": str(cert), "--tls-cert": str(cert), "--tls-key": str(key)}
+    """A self-signed certificate for 127.0.0.1 that is its own authority."""
+    return loopback_tls.certificates(tmp_path_factory.mktemp("tls"))
 
 
 class Cluster:
