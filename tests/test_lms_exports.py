@@ -19,7 +19,7 @@ import pytest
 from test_intake_attacks import ADA, NIA, package, under, zip_bytes
 from test_intake_attacks import grade_class as run_class
 
-from graders.class_grading import feedback, report, tables
+from graders.class_grading import feedback, gradebook, report, tables
 from graders.class_grading.exports import write_exports
 from graders.class_grading.records import StoredGrade
 from graders.class_grading.standing import Roll, Standing
@@ -369,4 +369,22 @@ def test_a_late_gradescope_class_carries_its_penalty_everywhere(tmp_path: Path) 
     assert picked(exported, "raw_score", "late_submission_penalty", "score", "email", "timestamp") == {
         "a1": ["12.0", "0.0", "12.0", "ann@x.edu", "2026-11-20 18:00:00"],
         "c3": ["10.0", "2.4", "7.6", "cy@x.edu", "2026-11-23 04:30:00"],  # nbgrader's times are UTC
+    }
+
+
+def test_lateness_the_gradebook_refuses_is_said_and_the_grades_stay(tmp_path: Path, monkeypatch) -> None:
+    def refused(*args: object) -> None:
+        raise ValueError("value too long for type character varying(128)")
+
+    monkeypatch.setattr(gradebook, "_late", refused)
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    messages = store(url, {s: r.results for s, r in GRADED.items()}, None, ROLL)
+    assert messages == [
+        "lateness and names not stored (ValueError: value too long for type character varying(128)); the grades are"
+    ]
+    rows = nbgrader_export(url, tmp_path)
+    assert picked(rows, "score", "late_submission_penalty", "last_name") == {
+        "ann": ["5.0", "0.0", "Lovelace"],  # nbgrader commits each student: hers came before the refusal
+        "bob": ["4.0", "0.0", ""],
+        "eve": ["3.0", "0.0", ""],
     }

@@ -176,8 +176,12 @@ class Writer:
             for student, (cells, known) in self.stored.items():
                 if known < len(self.layout):
                     _record(self.gradebook, student, cells)
-            self._describe(standings)
             messages = _earlier_cells(self.gradebook, {(cell.part, cell.name) for cell in self.layout.values()})
+            try:
+                self._describe(standings)
+            except Exception as error:  # noqa: BLE001 - a name the database refused: the grades are stored
+                self.gradebook.db.rollback()
+                messages.append(f"lateness and names not stored ({type(error).__name__}: {error}); the grades are")
             for student in sorted({*self.stored, *self.problems}):
                 if student in self.problems:
                     messages.append(f"{self.problems[student]}; not in the gradebook")
