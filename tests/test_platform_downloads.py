@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import json
 import os
 import subprocess
 import sys
@@ -58,6 +59,13 @@ def collect(path: Path, tmp_path: Path) -> tuple[str, dict[str, layouts.Submissi
     (tmp_path / "staging").mkdir(parents=True, exist_ok=True)
     layout, submissions, warnings = layouts.collect(path, "auto", tmp_path / "staging", tmp_path / "out")
     return layout, {s.student: s for s in submissions}, warnings
+
+
+def zipped(path: Path, members: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w") as bundle:
+        for name, text in members.items():
+            bundle.writestr(name, text)
+    return path
 
 
 def test_canvas_every_file_of_a_user_is_one_submission(delivered: Path, tmp_path: Path) -> None:
@@ -119,12 +127,15 @@ def test_moodle_download_and_worksheet(delivered: Path, tmp_path: Path) -> None:
 def test_moodle_flat_blind_and_unpacked_downloads(tmp_path: Path) -> None:
     """Moodle before 3.1 (or "in folders" off) writes one folder of prefixed files; blind marking
     writes `Participant_{id}`; an online text is no code; the download unpacked is a layout too."""
-    archive = tmp_path / "flat.zip"
-    with zipfile.ZipFile(archive, "w") as bundle:
-        bundle.writestr("Participant_7001_assignsubmission_file_engine.py", "x = 1\n")
-        bundle.writestr("Participant_7001_assignsubmission_onlinetext_onlinetext.html", "<p>hi</p>")
-        bundle.writestr("Participant_7002_assignsubmission_file_/hw/engine.py", "y = 2\n")
-        bundle.writestr("readme.txt", "not a participant")
+    archive = zipped(
+        tmp_path / "flat.zip",
+        {
+            "Participant_7001_assignsubmission_file_engine.py": "x = 1\n",
+            "Participant_7001_assignsubmission_onlinetext_onlinetext.html": "<p>hi</p>",
+            "Participant_7002_assignsubmission_file_/hw/engine.py": "y = 2\n",
+            "readme.txt": "not a participant",
+        },
+    )
     layout, found, warnings = collect(archive, tmp_path)
     assert layout == "moodle" and sorted(found) == ["Participant-7001", "Participant-7002"]
     assert (found["Participant-7002"].folder / "hw" / "engine.py").read_text() == "y = 2\n"
@@ -141,12 +152,15 @@ def test_canvas_anonymous_downloads_text_entries_and_names_with_underscores(tmp_
     """content_zipper.rb: `anon_{anonymous id}` replaces name and user id when grading is
     anonymous, LATE then comes first; a text entry is `{prefix}_text.html`; the sortable name
     keeps `_` (sanitize_file_name keeps word characters)."""
-    archive = tmp_path / "submissions.zip"
-    with zipfile.ZipFile(archive, "w") as bundle:
-        bundle.writestr("anon_aB3dE_501_engine.py", "a = 1\n")
-        bundle.writestr("LATE_anon_Zx9Qw_502_engine.py", "b = 2\n")
-        bundle.writestr("o_brienpat_1007_503_engine.py", "c = 3\n")
-        bundle.writestr("o_brienpat_1007_text.html", "<p>see attached</p>")
+    archive = zipped(
+        tmp_path / "submissions.zip",
+        {
+            "anon_aB3dE_501_engine.py": "a = 1\n",
+            "LATE_anon_Zx9Qw_502_engine.py": "b = 2\n",
+            "o_brienpat_1007_503_engine.py": "c = 3\n",
+            "o_brienpat_1007_text.html": "<p>see attached</p>",
+        },
+    )
     layout, found, warnings = collect(archive, tmp_path)
     assert layout == "lms-zip" and sorted(found) == ["anon-Zx9Qw", "anon-aB3dE", "o-brienpat"]
     assert found["anon-Zx9Qw"].late and not found["anon-aB3dE"].late
@@ -173,21 +187,25 @@ def test_nbgrader_submitted_with_its_timestamps(delivered: Path, tmp_path: Path)
         ),
         ("gradescope", "read as gradescope, it holds no student's submission; it holds: submission_metadata.yml"),
         ("folder", "read as folders, it holds no student's submission; it holds: notes.txt"),
+        ("reports", "read as folders, 2 uploads and none holds code (.py or .ipynb); ann: report.pdf; bo: nothing"),
     ],
 )
 def test_a_download_of_nobody_stops_with_what_it_holds(make: str, said: str, tmp_path: Path) -> None:
     if make == "canvas":
-        given = tmp_path / "download.zip"
-        with zipfile.ZipFile(given, "w") as bundle:
-            bundle.writestr("notes.txt", "hello")
+        given = zipped(tmp_path / "download.zip", {"notes.txt": "hello"})
     elif make == "gradescope":
         given = tmp_path / "export"
         given.mkdir()
         (given / "submission_metadata.yml").write_text("{}\n")
-    else:
+    elif make == "folder":
         given = tmp_path / "class"
         given.mkdir()
         (given / "notes.txt").write_text("hello")
+    else:
+        given = tmp_path / "reports"
+        (given / "ann").mkdir(parents=True)
+        (given / "bo").mkdir()
+        (given / "ann" / "report.pdf").write_bytes(b"%PDF-1.4\n")
     with pytest.raises(SystemExit) as stopped:
         collect(given, tmp_path)
     assert said in str(stopped.value)
@@ -250,3 +268,42 @@ def test_identical_files_give_identical_grades_through_every_platform(delivered:
     assert late == {7: ("25.5", "2.4", "8.6")}  # two started days at 10% of 12
     assert tables["canvas"][4]["name"] == "Jane Smith" and tables["canvas"][4]["canvas_sis_user_id"] == "S004"
     assert tables["gradescope"][10]["submitters"] == "s009; s010"
+
+
+@needs_isolation
+def test_a_finished_grade_never_moves_to_another_key(tmp_path: Path) -> None:
+    """Two students whose names reduce to one id (`josé` written composed and decomposed) are
+    told apart by their Canvas user ids, whatever else is in the download. When the id `josé`
+    later names the other student, with the very same files, --resume grades them: the grade
+    stored under `josé` was user 102's and stays theirs."""
+    ada = platform_class.files_of(platform_class.Student(1, "", "", "ada-correct.json", "loose", 0), tmp_path / "specs")
+    composed, decomposed = "jos\u00e9", "jose\u0301"
+    downloads = {"first": [(decomposed, "102")], "both": [(composed, "101"), (decomposed, "102")]}
+    downloads["second"] = [(composed, "101")]
+    out, seen, said = tmp_path / "out", {}, {}
+    for step, students in downloads.items():
+        archive = tmp_path / f"{step}.zip"
+        with zipfile.ZipFile(archive, "w") as bundle:
+            for name, user in students:
+                for n, (file, data) in enumerate(sorted(ada.items())):
+                    bundle.writestr(f"{name}_{user}_{int(user) * 100 + n}_{file}", data)
+        with grader_tmp() as tmp:
+            run = subprocess.run(
+                [sys.executable, "-m", "graders.class_grading.cli", str(archive), "--out", str(out)]
+                + ["--parts", "checkpoint", "--jobs", "1", *(["--resume"] if step != "first" else [])],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**os.environ, "TMPDIR": str(tmp)},
+            )
+        assert run.returncode == 0, run.stderr[-3000:]
+        said[step] = run.stdout
+        with (out / "grades.csv").open(newline="", encoding="utf-8") as file:
+            seen[step] = {row["student"]: (row["canvas_user_id"], row["total"]) for row in csv.DictReader(file)}
+    assert seen == {
+        "first": {"josé": ("102", "12")},
+        "both": {"josé-101": ("101", "12"), "josé-102": ("102", "12")},
+        "second": {"josé": ("101", "12")},
+    }
+    assert "graded now: 1, unchanged and kept: 0" in said["second"]  # not 102's grade, kept for 101
+    assert json.loads((out / "josé" / "grading.json").read_text())["keys"]["canvas_user_id"] == "101"

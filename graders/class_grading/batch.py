@@ -175,14 +175,22 @@ def grade_class(
 
 def _guessed_times(options: ClassOptions, submissions: list[layouts.Submission]) -> list[str]:
     """Said on every run that prices lateness on file times, since a zip or the student's own
-    machine set them, not the platform."""
-    if not options.file_times:
-        return []
-    guessed = sum(s.submitted_at is None and s.file_time is not None for s in submissions)
-    return [
-        f"--file-times: {guessed} hand-in times are files' modification times, which the student's machine "
-        "or the download set, not the platform's record"
-    ]
+    machine set them, not the platform; and who is late with no time a policy could price."""
+    said = []
+    if options.file_times:
+        guessed = sum(s.submitted_at is None and s.file_time is not None for s in submissions)
+        said.append(
+            f"--file-times: {guessed} hand-in times are files' modification times, which the student's machine "
+            "or the download set, not the platform's record"
+        )
+    unpriced = [s.student for s in submissions if s.late and s.submitted_at is None]
+    if unpriced and options.policy.kind in ("per-day", "per-hour") and not options.file_times:
+        said.append(
+            f"late by the platform's mark with no hand-in time, so {options.policy.kind} took nothing: "
+            f"{', '.join(unpriced[:10])}{' ...' if len(unpriced) > 10 else ''} (Canvas: pass its submissions "
+            "from the API with --times)"
+        )
+    return said
 
 
 def _grader_failures(failed: dict[str, str], out: Path) -> int:

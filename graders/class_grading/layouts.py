@@ -159,8 +159,21 @@ def collect(path: Path, layout: str, staging: Path, out: Path) -> tuple[str, lis
     if not found:
         raise SystemExit(_nobody(path, layout, warnings))
     _stage_archives(found, staging, warnings)
+    if not any(f.refused or (f.folder and _holds_code(f.folder)) for f in found):
+        raise SystemExit(_nothing_gradable(path, layout, found))
     submissions, renamed = _named(found)
     return layout, submissions, warnings + renamed
+
+
+def _holds_code(folder: Path) -> bool:
+    return any(entry.name.endswith((".py", ".ipynb")) for _, files in intake.walk(folder) for entry in files)
+
+
+def _nothing_gradable(path: Path, layout: str, found: list[_Found]) -> str:
+    """Why a class where no upload holds any code stops the run (the wrong folder, a download of
+    reports), with what the first uploads hold instead."""
+    held = [f"{f.raw}: {', '.join(intake.listing(f.folder, 3)) or 'nothing'}" for f in found[:3] if f.folder]
+    return f"{path}: read as {layout}, {len(found)} uploads and none holds code (.py or .ipynb); " + "; ".join(held)
 
 
 def _nobody(path: Path, layout: str, warnings: list[str]) -> str:

@@ -112,7 +112,8 @@ def _entry(header: list[str], row: list[str]) -> Entry | None:
         return None
     name = " ".join(filter(None, (lower.get("first_name"), lower.get("last_name"))))
     keys = {"id": ident, **({"name": name} if name else {}), **_email(lower.get("email", ""))}
-    return Entry(ident, keys)
+    lms = lower.get("lms_user_id", "")
+    return Entry(ident, {**keys, "canvas_user_id": lms} if lms else keys)
 
 
 def _email(value: str) -> dict[str, str]:
