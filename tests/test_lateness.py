@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.class_grading import lateness, layouts
+from graders.class_grading import lateness, moments
 
 UTC = datetime.timezone.utc
 DUE = datetime.datetime(2026, 11, 21, 8, 0, tzinfo=UTC)
@@ -34,7 +34,7 @@ HOUR = datetime.timedelta(hours=1)
     ],
 )
 def test_platform_times_are_read_exactly(text: str, moment: datetime.datetime | None) -> None:
-    assert layouts.when(text) == moment
+    assert moments.when(text) == moment
 
 
 def test_a_policy_takes_per_started_day_from_the_base_capped() -> None:
@@ -78,13 +78,13 @@ def test_a_late_mark_without_a_time_is_not_priced_by_a_time_policy() -> None:
 def test_an_extension_is_found_under_any_key(tmp_path: Path) -> None:
     path = tmp_path / "extensions.csv"
     path.write_text("key,due\n101,2026-11-23T08:00:00Z\nBo@X.edu,2026-11-22 08:00:00 UTC\n,\n")
-    extensions = lateness.read_extensions(path, layouts.when)
+    extensions = lateness.read_extensions(path, moments.when)
     assert extensions == {"101": DUE + 48 * HOUR, "bo@x.edu": DUE + 24 * HOUR}
     assert lateness.due_for({"canvas_user_id": "101"}, "ann", DUE, extensions) == DUE + 48 * HOUR
     assert lateness.due_for({"email": "bo@x.edu"}, "bo", DUE, extensions) == DUE + 24 * HOUR
     assert lateness.due_for({"canvas_user_id": "102"}, "cy", DUE, extensions) == DUE
     path.write_text("101,next tuesday\n102,2026-11-23T08:00:00Z\n")
-    extensions = lateness.read_extensions(path, layouts.when)  # the first row is taken for a header
+    extensions = lateness.read_extensions(path, moments.when)  # the first row is taken for a header
     path.write_text("101,2026-11-23T08:00:00Z\n102,next tuesday\n")
     with pytest.raises(SystemExit, match="line 2: 'next tuesday' is not a time"):
-        lateness.read_extensions(path, layouts.when)
+        lateness.read_extensions(path, moments.when)

@@ -36,7 +36,7 @@ from graders import course_seed
 from graders.isolation import preflight, sandbox
 from graders.parts import PARTS
 
-from . import lateness, layouts, roster, staging, times
+from . import lateness, layouts, moments, roster, staging, times
 from .batch import ClassOptions, grade_class
 
 STAGING = ".staging-"  # inside --out, for unpacked uploads; removed at the end
@@ -103,7 +103,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _due(text: str) -> datetime.datetime:
-    when = layouts.when(text)
+    when = moments.when(text)
     if when is None:
         raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}")
     return when
@@ -165,7 +165,7 @@ def options_of(args: argparse.Namespace, seed: int) -> ClassOptions:
         tls,
         args.due,
         lateness.Policy(*args.late_policy, args.late_cap, datetime.timedelta(hours=args.grace)),
-        lateness.read_extensions(args.extensions, layouts.when) if args.extensions else {},
+        lateness.read_extensions(args.extensions, moments.when) if args.extensions else {},
         args.file_times,
         canvas_assignment=args.canvas_assignment,
     )

@@ -21,7 +21,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from . import layouts
+from . import layouts, moments
 from .roster import PARTICIPANT
 
 MAX_BYTES = 64 * 1024 * 1024  # a large course's API export, and a bound on what is read
@@ -57,7 +57,7 @@ def _canvas(path: Path, text: str) -> tuple[dict[tuple[str, str], datetime.datet
         user, value = str(entry["user_id"]), entry.get("submitted_at")
         if value is None:
             continue  # never submitted
-        if (moment := layouts.when(str(value))) is None:
+        if (moment := moments.when(str(value))) is None:
             unread.append(f"{path.name}: user {user}: {str(value)[:40]!r} is not a time")
             continue
         times[("canvas_user_id", user)] = moment
