@@ -7,7 +7,8 @@ each, and compare: identical files must give identical grades whatever the platf
 
 `build` writes FOLDER/{canvas,gradescope,moodle,nbgrader}/ (course/platform_class.py says what
 each platform's delivery is and where its rules come from); `grade` runs minigrad-class on each
-with that platform's roster and hand-in times, a due and a late policy, into FOLDER/out-{platform}/;
+with that platform's roster and hand-in times, a due and a late policy, into FOLDER/out-{platform}/
+(its output in FOLDER/{platform}.log);
 `compare` lines the four grades.csv up by student (each platform's key: Canvas user id,
 Gradescope SID, Moodle participant id, nbgrader id) and prints every row that differs between
 platforms, then each student's lateness. It lives in examples/, not bench/: it measures no
@@ -45,7 +46,10 @@ def grade(folder: Path, parts: str, jobs: int) -> int:
         command = [sys.executable, "-m", "graders.class_grading.cli", str(here / delivery), "--out"]
         command += [str(folder / f"out-{platform}"), "--parts", parts, "--jobs", str(jobs), *POLICY, *options]
         print("$", " ".join(command), flush=True)
-        worst = max(worst, subprocess.run(command, stdout=subprocess.DEVNULL).returncode)
+        with (folder / f"{platform}.log").open("w") as log:  # its summary and progress, beside the grades
+            status = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT).returncode
+        print(f"  exit {status}; the run's output: {folder / f'{platform}.log'}", flush=True)
+        worst = max(worst, status)
     return worst
 
 

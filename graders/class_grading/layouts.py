@@ -392,6 +392,7 @@ def _gradescope(path: Path, refused: dict[str, str]) -> list[_Found]:
                 "gradescope_submission_id": number,
                 "sid": str(submitter.get(":sid") or ""),
                 "email": str(submitter.get(":email") or ""),
+                "name": str(submitter.get(":name") or ""),
                 "submitters": everyone,
             }
             found.append(
