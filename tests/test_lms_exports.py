@@ -302,7 +302,8 @@ def test_summary_lists_the_late(tmp_path: Path) -> None:
 
 def test_a_canvas_class_goes_back_to_canvas(tmp_path: Path) -> None:
     """Ada's files are marked LATE by Canvas (no time: not priced), Charles is on time, Cat is on
-    the roster only; the grades land in the course's own assignment, found by its id."""
+    the roster only; the grades land in the course's own assignment, found by its id, and each
+    feedback page is attached to its student's submission."""
     ada, nia = package(ADA, tmp_path), package(NIA, tmp_path)
     download = tmp_path / "download.zip"  # names as canvas-lms lib/content_zipper.rb writes them
     download.write_bytes(
@@ -325,6 +326,12 @@ def test_a_canvas_class_goes_back_to_canvas(tmp_path: Path) -> None:
     got = canvas_import((out / "canvas_grades.csv").read_text(), {"101": "", "102": "", "103": ""}, {})
     assert got == {"Points Possible": {"id 4711": "12"}, "101": {"id 4711": "12"}, "102": {"id 4711": "10"},
                    "103": {"id 4711": "0"}}  # fmt: skip
+    with zipfile.ZipFile(out / "canvas_comments.zip") as bundle:  # each page reaches its student's submission
+        attributed = canvas_comments(bundle.namelist(), {"101": {"9001"}, "102": {"9002"}})
+    assert attributed == {
+        "101": "lovelaceada-feedback_101_9001_feedback.html",
+        "102": "babbagecharles-feedback_102_9002_feedback.html",
+    }
     feedback = (out / "lovelaceada" / "feedback.md").read_text()
     assert "- Late \\(marked by the platform, with no hand\\-in time\\)\\." in feedback
     rows = nbgrader_export(f"sqlite:///{out / 'gradebook.db'}", tmp_path)
