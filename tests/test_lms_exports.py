@@ -395,3 +395,37 @@ def test_lateness_the_gradebook_refuses_is_said_and_the_grades_stay(tmp_path: Pa
         "bob": ["4.0", "0.0", ""],
         "eve": ["3.0", "0.0", ""],
     }
+
+
+def test_a_moodle_class_goes_back_to_moodle(tmp_path: Path) -> None:
+    """Moodle's "Download all submissions" (folders `{full name}_{participant id}_assignsubmission_file`,
+    mod/assign/classes/downloader.php) with the assignment's grading worksheet as roster: the
+    filled-in worksheet and the feedback zip, read as Moodle's importers read them, give each
+    participant their grade and page; the roster-only participant gets 0."""
+    ada, nia = package(ADA, tmp_path), package(NIA, tmp_path)
+    download = tmp_path / "download.zip"
+    download.write_bytes(
+        zip_bytes(
+            {
+                **under("Ada Lovelace_51_assignsubmission_file/minigrad", ada),
+                **under("Charles Babbage_52_assignsubmission_file/minigrad", nia),
+            }
+        )
+    )
+    roster = tmp_path / "worksheet.csv"  # the worksheet Moodle offers to download, as the roster
+    roster.write_text(
+        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+        "Last modified (submission),Last modified (grade),Feedback comments\n"
+        'Participant 51,Ada Lovelace,ada@x.edu,Submitted,,12.00,Yes,"Friday, 20 November 2026, 10:00 AM",-,\n'
+        'Participant 52,Charles Babbage,cb@x.edu,Submitted,,12.00,Yes,"Friday, 20 November 2026, 11:00 AM",-,\n'
+        "Participant 53,Cat Ng,cat@x.edu,No submission,,12.00,Yes,-,-,\n"
+    )
+    out = tmp_path / "out"
+    run_class(download, out, "--parts", "checkpoint", "--roster", str(roster))
+    taken = moodle_import((out / "moodle_grades.csv").read_text(), {"51": 1, "52": 2, "53": 3}, {}, 12.0)
+    assert {user: grade for user, (grade, _) in taken.items()} == {1: 12.0, 2: 10.0, 3: 0.0}
+    with zipfile.ZipFile(out / "moodle_feedback.zip") as bundle:
+        assert moodle_feedback_files(bundle.namelist(), {"51": 1, "52": 2, "53": 3}) == {
+            1: "/feedback.html",
+            2: "/feedback.html",
+        }
