@@ -282,6 +282,11 @@ def test_feedback_without_a_hand_in_time_claims_no_lateness() -> None:
         "Not marked late: no late penalty.",
     ]
     assert feedback.lateness(Standing("zed", "graded", 4.0, 4.0)) == []  # a class with no times says nothing
+    marked = {**keys, "late": "late"}  # Canvas's LATE, and no late policy
+    assert feedback.lateness(Standing("zed", "graded", 4.0, 4.0, keys=marked))[2:] == [
+        "Late (marked by the platform, with no hand-in time).",
+        "No late penalty.",
+    ]
 
 
 # --- summary.md ---------------------------------------------------------------------------------------------

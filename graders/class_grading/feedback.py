@@ -88,6 +88,8 @@ def lateness(standing: Standing | None) -> list[str]:
     said.append(f"Late by {hours} hours." if hours else "Late (marked by the platform, with no hand-in time).")
     if not standing.key("penalty"):
         return [*said, "Late penalty: not applied (the policy counts time, and no hand-in time was recorded)."]
+    if not standing.penalty:
+        return [*said, "No late penalty."]
     after = f"{number(standing.after_late or 0.0)} / {number(standing.max_score)}"
     after += f" + {number(standing.bonus)} bonus" if standing.bonus else ""
     return [*said, f"Late penalty: -{number(standing.penalty)}", f"Total after the late penalty: {after}"]
