@@ -5,11 +5,12 @@
 
 The submissions are read as `minigrad-class` reads them (its layouts, ids and refusals, the
 grader's intake for the package's files); nothing a student wrote is run. Each student's files
-are compared with the other students' files of the same name and with the files of every
-`--against` corpus (never with each other). Under DIR: similarity.csv (the pairs at or above
-the threshold, highest first) and similarity.html (the pairs ranked, side by side, the matched
-code marked). `minigrad-class ... --similarity` writes the same and adds the groups of three or
-more students who share code to summary.md.
+are one body of code, compared with every other student's and with every work of every
+`--against` corpus (never with each other). Under DIR: similarity.csv (the pairs at or above the
+threshold, highest first), similarity.html (what was set aside as common, the pairs ranked, the
+first side by side with the matched code marked) and similarity-pairs/ (a page for each further
+pair). `minigrad-class ... --similarity` writes the same and adds its facts and highest pairs
+to summary.md.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from graders import output_files
 from graders.class_grading import layouts, staging
 from graders.escape import markdown, say
 
-from . import matching, release, report, sources
+from . import common, matching, release, report, sources
 
 STAGING = ".staging-similar-"  # inside --out, for unpacked uploads; removed at the end
 TOP = 10  # pairs printed on the terminal
@@ -42,9 +43,10 @@ class Options:
 @dataclass(frozen=True)
 class Result:
     matches: list[matching.Match]
-    groups: list[list[str]]
     facts: list[str]  # the kit's words, the instructor's folder names quoted: no student text
-    left_out: list[str]  # who was not compared and why: student text
+    aside: common.SetAside | None  # what was set aside as common (None with --common 0)
+    students: int
+    left_out: list[str]  # who or what was not compared and why: student text
 
 
 def _fraction(text: str) -> float:
@@ -61,10 +63,10 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, Options]:
     parser.add_argument("--layout", default="auto", choices=layouts.LAYOUTS)
     corpus = "a corpus to compare with (earlier terms, solutions found online); repeatable"
     parser.add_argument("--against", type=Path, action="append", default=[], metavar="DIR", help=corpus)
-    share = f"share of a file's own code found in the other (default {matching.THRESHOLD})"
+    share = f"share of a student's own code found in the other's (default {matching.THRESHOLD})"
     parser.add_argument("--threshold", type=_fraction, default=matching.THRESHOLD, help=share)
-    common = f"ignore code found in more than N students' files (default {matching.COMMON}; 0: keep all)"
-    parser.add_argument("--common", type=int, default=matching.COMMON, help=common)
+    common_help = f"set aside code found in more than N students' code (default {matching.COMMON}; 0: keep all)"
+    parser.add_argument("--common", type=int, default=matching.COMMON, help=common_help)
     parser.add_argument("--release", type=Path, default=release.RELEASE, help="the package students started from")
     parser.add_argument("--jobs", type=int, default=matching.default_jobs(), help="processes that read code (cores)")
     args = parser.parse_args(argv)
@@ -72,44 +74,49 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, Options]:
 
 
 def compare(submissions: list[layouts.Submission], out: Path, options: Options) -> Result:
-    """Compare the class (and the corpora), write similarity.csv and similarity.html under
-    `out`, and return what was found."""
+    """Compare the class (and the corpora), write the report under `out`, and return what was found."""
     students, left_out = sources.students(submissions)
-    corpora = [
-        sources.corpus(folder, label) for folder, label in zip(options.against, sources.corpus_labels(options.against))
-    ]
-    everyone = students + corpora
-    prints = matching.fingerprint_all(everyone, release.boilerplate(options.release), options.jobs)
-    modules = release.modules(options.release)
-    prints, ignored = matching.without_common(everyone, prints, modules, options.common)
-    matches = matching.find(everyone, prints, modules, options.threshold)
-    groups = matching.groups(matches)
+    labels = sources.corpus_labels(options.against)
+    corpora = [sources.corpus(folder, label) for folder, label in zip(options.against, labels)]
+    everyone = students + [work for works in corpora for work in works]
+    given = release.boilerplate(options.release)
+    read = matching.read_all(everyone, given.hashes, options.jobs)
+    unreadable = [f"{source.name}: {why}" for source in everyone for why in read[source.name].unreadable]
+    bodies = {name: found.body for name, found in read.items()}
+    frequent = matching.common_keys(everyone, bodies, options.common)
+    aside = common.set_aside({s.name: bodies[s.name] for s in students}, frequent) if options.common > 0 else None
+    bodies = {name: found.without(set(frequent)) for name, found in bodies.items()}
+    matches = matching.find(everyone, bodies, options.threshold)
     default = " (the default)" if options.threshold == matching.THRESHOLD else ""
-    idiom = f", and code found in more than {options.common} students' files ({ignored} fingerprints)"
-    idiom = idiom if options.common > 0 else ""
+    idiom = f"code found in more than {options.common} students' code" if options.common > 0 else "nothing else"
     facts = [
-        f"threshold {options.threshold:.2f}{default}: a pair of files is listed when either has that share "
-        f"of its own code in the other and at least {matching.MIN_MATCHED} tokens match",
-        f"students compared: {len(students)}, not compared: {len(left_out)}",
-        f"left out: the release's own code ({markdown(options.release.name)}/){idiom}",
-        *[f"against {markdown(c.name)}: {len(c.files)} files" for c in corpora],
-        f"pairs at or above the threshold: {len(report.pairs(matches))} ({len(matches)} files)",
+        f"threshold {options.threshold:.2f}{default}: a pair is listed when either student has that share of their "
+        f"own code in the other's and at least {matching.MIN_MATCHED} tokens match; each student's files are one body",
+        f"students compared: {len(students)} (a group submission once, named by all its submitters), "
+        f"not compared: {len(left_out)}; files not read: {len(unreadable)}",
+        f"left out: the release's own code ({markdown(options.release.name)}/: {given.note}); set aside: {idiom}",
+        *[f"against {markdown(label)}: {len(works)} works" for label, works in zip(labels, corpora)],
+        f"pairs at or above the threshold: {len(matches)} "
+        f"({sum(not m.corpus for m in matches)} of students, {sum(m.corpus for m in matches)} with a corpus)",
     ]
-    texts = {key: found.text for key, found in prints.items()}
-    report.write_csv(out, matches, texts)
-    report.write_html(out, matches, texts, facts + left_out, groups)
-    return Result(matches, groups, facts, left_out)
+    report.write_csv(out, matches, bodies)
+    report.write_html(out, matches, bodies, facts + left_out + unreadable, aside, len(students))
+    return Result(matches, facts, aside, len(students), left_out + unreadable)
 
 
 def tell(result: Result, out: Path) -> None:
-    """The facts, the groups and the first pairs, on the terminal."""
-    for line in result.facts + result.left_out:
+    """The facts, what was set aside, the linked pairs and the first pairs, on the terminal."""
+    for line in result.facts:
         say(line)
-    for group in result.groups:
-        say(f"group of {len(group)}: {', '.join(group)}")
-    for n, (a, b, found) in enumerate(report.pairs(result.matches)[:TOP], 1):
-        m = found[0]
-        say(f"{n}. {a} and {b}: {m.file_a} {m.overlap.similarity[0]:.0%}, {m.file_b} {m.overlap.similarity[1]:.0%}")
+    if result.aside is not None:
+        say(report.set_aside_fact(result.aside, result.students))
+    for line in result.left_out:
+        say(line)
+    for chain in matching.linked(result.matches):
+        say(f"linked through pairs: {report.chain_text(chain)}")
+    for n, m in enumerate(result.matches[:TOP], 1):
+        share_a, share_b = m.overlap.similarity
+        say(f"{n}. {m.a} and {report.other(m)}: {share_a:.0%} / {share_b:.0%}, {m.overlap.matched} tokens")
     say(f"written: {out / 'similarity.csv'}, {out / 'similarity.html'}")
 
 
@@ -121,7 +128,7 @@ def for_class(out: Path, submissions: list[layouts.Submission]) -> None:
     except Exception as error:  # noqa: BLE001 - any failure: the grade files under --out stand
         say(f"similarity: not written: {type(error).__name__}: {error}", sys.stderr)
         return
-    section = report.summary_section(result.matches, result.facts, result.left_out, result.groups)
+    section = report.summary_section(result.matches, result.facts, result.left_out, result.aside, result.students)
     summary = out / "summary.md"
     before = summary.read_text(encoding="utf-8") if summary.is_file() and not summary.is_symlink() else ""
     output_files.write_new(out, "summary.md", (before + section).encode())

@@ -1,167 +1,179 @@
-"""Code reduced to what a copy keeps, and two files compared by it.
+"""A student's code as one body, and two bodies compared by what they share.
 
-Renaming variables, rewording comments and docstrings, changing numbers or strings and
-reordering methods are the usual ways to hide a copy. So the code is read with Pygments'
-Python lexer and every name becomes `V` (a function being defined `F`, a class `O`, `self`
-too), every number `N`, every string `S`; comments, docstrings and blanks are dropped. Keywords,
-operators, builtins and the code's shape remain, and each remaining character remembers the
-source it came from, so a match is shown on the student's own lines.
+A student's files are one body: moving code into new modules (`core.py`, with a one-line
+`engine.py` importing it) changes which file holds it, not the program. Each file's tokens
+(tokens.py) are hashed in k-grams of K tokens that never cross a file's end, the hashes of all
+the files laid end to end, so a match is found wherever the two copies lie.
 
-The fingerprints are MOSS's, through copydetect: hashes of the k-grams of that text, winnowed
+The fingerprints are MOSS's, through copydetect: the k-gram hashes winnowed
 (`copydetect.utils.winnow`), matched (`find_fingerprint_overlap`) and merged into spans
-(`get_copied_slices`). Two things are our own. The normalising above: copydetect keeps numbers
-and docstrings as written and maps back through offsets that cannot name lines. And the hash:
-copydetect hashes k-grams with Python's `hash`, which changes from process to process
-(PYTHONHASHSEED), so its winnowing picks other fingerprints each run; a polynomial hash over
-the characters gives the same report every time.
+(`get_copied_slices`). The k-gram hash is our own: copydetect hashes text with Python's `hash`,
+which changes from process to process (PYTHONHASHSEED), so its winnowing would pick other
+fingerprints each run; a polynomial hash over stable token hashes gives the same report every
+time.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
 from copydetect.utils import find_fingerprint_overlap, get_copied_slices, winnow
 from numpy.lib.stride_tricks import sliding_window_view
-from pygments.lexers.python import PythonLexer
-from pygments.token import Comment, Name, Number, String, Text
 
-K = 25  # characters of normalised code in a k-gram: copydetect's noise threshold
-WINDOW = 4  # winnowing window: every match of K + WINDOW - 1 characters is found (MOSS's guarantee)
-_LEXER = PythonLexer()
+from .tokens import Token
+
+K = 12  # tokens in a k-gram: about one line of code
+WINDOW = 6  # winnowing window: every match of K + WINDOW - 1 tokens is found (MOSS's guarantee)
 _POWERS = np.array([pow(1_000_003, K - 1 - i, 2**64) for i in range(K)], dtype=np.uint64)
-_VARIABLES = (Name.Builtin.Pseudo, Name.Namespace, Name.Attribute, Name.Variable, Name.Other)
+PAIRED = 64  # a fingerprint found this often in both bodies pairs its places in order, not all with all
 
 
 @dataclass(frozen=True)
-class Fingerprint:
-    """One file: its text, where each normalised character came from, and its fingerprints
-    (the release's own removed) with the positions where each occurs."""
+class Body:
+    """One author's code: the files' names and texts, where each token lies (its file, its
+    offsets there), and the fingerprints (the release's removed) with the tokens they start at."""
 
-    text: str
-    starts: np.ndarray  # per normalised character: the source offset its token starts at
-    ends: np.ndarray  # ... and ends at
-    keys: frozenset[int]
+    names: tuple[str, ...]
+    texts: tuple[str, ...]
+    file_of: np.ndarray  # per token: the index of its file
+    starts: np.ndarray  # per token: its offsets in its file's text
+    ends: np.ndarray
     positions: dict[int, list[int]]
-    coverage: int  # normalised characters the fingerprints cover: what a similarity is a share of
-    length: int  # characters of normalised code
+    keys: frozenset[int]
+    coverage: int  # tokens the fingerprints cover: what a similarity is a share of
 
-    def without(self, common: set[int]) -> Fingerprint:
-        """This file without the fingerprints in `common` (code too many students share)."""
+    @property
+    def length(self) -> int:
+        return len(self.file_of)
+
+    def without(self, common: set[int]) -> Body:
+        """This body without the fingerprints in `common` (code too many students share)."""
         if self.keys.isdisjoint(common):
             return self
         positions = {key: where for key, where in self.positions.items() if key not in common}
-        return replace(self, keys=frozenset(positions), positions=positions, coverage=_coverage(positions, self.length))
+        return replace(self, keys=frozenset(positions), positions=positions, coverage=covered(positions, self.length))
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where two bodies share code: a file of each, the matched spans in each file's text,
+    and the tokens matched there (the fewer of the two sides)."""
+
+    file_a: int
+    file_b: int
+    spans_a: list[tuple[int, int]]
+    spans_b: list[tuple[int, int]]
+    tokens: int
 
 
 @dataclass(frozen=True)
 class Overlap:
-    """What two files share: matched characters of normalised code on each side, each as a
-    share of that file's own code, and the spans in each file's source text."""
+    """What two bodies share: matched tokens on each side, each as a share of that body's own
+    code, and the places, most matched first."""
 
     matched: int
     similarity: tuple[float, float]
-    spans: tuple[list[tuple[int, int]], list[tuple[int, int]]]
+    places: list[Place]
 
 
 @functools.cache
-def symbol(kind: object) -> str | None:
-    """What a token of this type leaves in the normalised code: "" nothing, a symbol, or None
-    for its own text (keywords, operators, builtins). Cached: Pygments' type tests are slow."""
-    if kind in Comment or kind in Text or kind in String.Doc:
-        return ""
-    if kind in Number:
-        return "N"
-    if kind in String:
-        return "S"
-    if kind in Name.Function:
-        return "F"
-    if kind in Name.Class:
-        return "O"
-    if kind is Name or any(kind in group for group in _VARIABLES):
-        return "V"
-    return None
+def _token_hash(symbol: str) -> int:
+    return int.from_bytes(hashlib.blake2b(symbol.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
-def normalise(text: str) -> tuple[str, np.ndarray, np.ndarray]:
-    """The normalised code, and for each of its characters the source span of its token. A
-    run of string pieces (an f-string's parts, "a" "b") is one `S`."""
-    chars: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    in_string = False
-    for index, kind, value in _LEXER.get_tokens_unprocessed(text):
-        mark = symbol(kind)
-        if mark is None:
-            mark = value.strip()
-        if not mark:
-            continue
-        end = index + len(value)
-        if mark == "S" and in_string:
-            ends[-1] = end
-            continue
-        in_string = mark == "S"
-        chars.extend(mark)
-        starts.extend([index] * len(mark))
-        ends.extend([end] * len(mark))
-    return "".join(chars), np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
-
-
-def kgram_hashes(code: str) -> np.ndarray:
-    """A hash of every K characters of `code`, the same in every process."""
-    if len(code) < K:
+def kgram_hashes(symbols: list[str]) -> np.ndarray:
+    """A hash of every K tokens in a row, the same in every process."""
+    if len(symbols) < K:
         return np.array([], dtype=np.int64)
-    values = np.frombuffer(code.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    values = np.array([_token_hash(symbol) for symbol in symbols], dtype=np.uint64)
     with np.errstate(over="ignore"):
         return (sliding_window_view(values, K) @ _POWERS).view(np.int64)
 
 
-def fingerprint(text: str, boilerplate: np.ndarray) -> Fingerprint:
-    """`text`'s fingerprint, without the k-grams in `boilerplate` (sorted hashes)."""
-    code, starts, ends = normalise(text)
-    hashes = kgram_hashes(code)
-    if len(hashes):
-        chosen, where = winnow(hashes, WINDOW, remove_duplicates=False)
-    else:
-        chosen, where = hashes, np.array([], dtype=np.int64)
-    keep = ~np.isin(chosen, boilerplate)
-    chosen, where = chosen[keep], where[keep]
+def body(files: dict[str, tuple[str, list[Token]]], boilerplate: np.ndarray) -> Body:
+    """The body of `files` (name: decoded text and its tokens), without the k-grams in
+    `boilerplate` (sorted hashes)."""
+    names = tuple(sorted(files))
     positions: dict[int, list[int]] = {}
-    for value, at in zip(chosen.tolist(), where.tolist()):
-        positions.setdefault(value, []).append(at)
-    return Fingerprint(text, starts, ends, frozenset(positions), positions, _coverage(positions, len(code)), len(code))
+    file_of, starts, ends = [], [], []
+    for index, name in enumerate(names):
+        found = files[name][1]
+        hashes = kgram_hashes([token.symbol for token in found])
+        if len(hashes):
+            chosen, where = winnow(hashes, WINDOW, remove_duplicates=False)
+            keep = ~np.isin(chosen, boilerplate)
+            for value, at in zip(chosen[keep].tolist(), where[keep].tolist()):
+                positions.setdefault(value, []).append(at + len(file_of))
+        file_of += [index] * len(found)
+        starts += [token.start for token in found]
+        ends += [token.end for token in found]
+    return Body(
+        names,
+        tuple(files[name][0] for name in names),
+        np.array(file_of, dtype=np.int64),
+        np.array(starts, dtype=np.int64),
+        np.array(ends, dtype=np.int64),
+        positions,
+        frozenset(positions),
+        covered(positions, len(file_of)),
+    )
 
 
-def _coverage(positions: dict[int, list[int]], length: int) -> int:
-    """How many characters of the code the k-grams at `positions` cover."""
-    covered = np.zeros(length, dtype=bool)
-    where = np.array([at for ats in positions.values() for at in ats], dtype=np.int64)
+def covered(positions: dict[int, list[int]], length: int) -> int:
+    """How many tokens the k-grams at `positions` cover."""
+    return int(mask([at for ats in positions.values() for at in ats], length).sum())
+
+
+def mask(starts: list[int], length: int) -> np.ndarray:
+    """Per token: whether a k-gram starting at one of `starts` covers it."""
+    covers = np.zeros(length, dtype=bool)
+    where = np.array(starts, dtype=np.int64)
     for offset in range(K):
-        covered[where + offset] = True
-    return int(covered.sum())
+        covers[where + offset] = True
+    return covers
 
 
-def all_hashes(text: str) -> np.ndarray:
-    """Every k-gram hash of `text`'s normalised code: what a boilerplate file contributes."""
-    return np.unique(kgram_hashes(normalise(text)[0]))
-
-
-def compare(a: Fingerprint, b: Fingerprint) -> Overlap | None:
+def compare(a: Body, b: Body) -> Overlap | None:
     """What `a` and `b` share, or None when no fingerprint is common."""
     if a.keys.isdisjoint(b.keys):
         return None
     where_a, where_b = find_fingerprint_overlap(a.keys, b.keys, a.positions, b.positions)
-    slices_a, slices_b = get_copied_slices(where_a, K), get_copied_slices(where_b, K)
-    matched_a = int(np.sum(slices_a[1] - slices_a[0]))
-    matched_b = int(np.sum(slices_b[1] - slices_b[0]))
-    return Overlap(
-        min(matched_a, matched_b),
-        (matched_a / a.coverage, matched_b / b.coverage),
-        (_source_spans(a, slices_a), _source_spans(b, slices_b)),
-    )
+    matched_a, matched_b = (_tokens(get_copied_slices(where, K)) for where in (where_a, where_b))
+    return Overlap(min(matched_a, matched_b), (matched_a / a.coverage, matched_b / b.coverage), _places(a, b))
 
 
-def _source_spans(file: Fingerprint, slices: np.ndarray) -> list[tuple[int, int]]:
-    """Spans of normalised code as (start, end) offsets in the file's source text."""
-    return [(int(file.starts[s]), int(file.ends[e - 1])) for s, e in zip(slices[0].tolist(), slices[1].tolist())]
+def _tokens(slices: np.ndarray) -> int:
+    return int(np.sum(slices[1] - slices[0])) if slices.size else 0
+
+
+def _places(a: Body, b: Body) -> list[Place]:
+    """The shared fingerprints' places paired across the bodies, by pair of files: each
+    fingerprint's places in `a` with its places in `b` (in order when it is found more than
+    PAIRED times on both sides, as repeated code is)."""
+    paired: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
+    for key in sorted(a.keys & b.keys):
+        here, there = a.positions[key], b.positions[key]
+        pairs = zip(here, there) if len(here) * len(there) > PAIRED else ((x, y) for x in here for y in there)
+        for x, y in pairs:
+            sides = paired.setdefault((int(a.file_of[x]), int(b.file_of[y])), ([], []))
+            sides[0].append(x)
+            sides[1].append(y)
+    places = []
+    for (file_a, file_b), (here, there) in paired.items():
+        slices_a, slices_b = get_copied_slices(np.array(here), K), get_copied_slices(np.array(there), K)
+        tokens = min(_tokens(slices_a), _tokens(slices_b))
+        places.append(Place(file_a, file_b, spans(a, slices_a), spans(b, slices_b), tokens))
+    return sorted(places, key=lambda p: (-p.tokens, a.names[p.file_a], b.names[p.file_b]))
+
+
+def spans(side: Body, slices: np.ndarray) -> list[tuple[int, int]]:
+    """Spans of tokens (never across files: a k-gram never is) as offsets in their file's text."""
+    return [(int(side.starts[s]), int(side.ends[e - 1])) for s, e in zip(slices[0].tolist(), slices[1].tolist())]
+
+
+def all_hashes(symbols: list[str]) -> np.ndarray:
+    """Every k-gram hash of a file's tokens: what a boilerplate file contributes."""
+    return np.unique(kgram_hashes(symbols))

@@ -1,22 +1,19 @@
-"""Which files are compared, which pairs are reported, and the groups they form.
+"""Whose code is read, which pairs are reported, and what is set aside as common.
 
-Students hand in the same modules (`engine.py`, `nn.py`, ...), since the grader imports them
-by name: each file is compared with the other students' file of that name. A corpus file is
-compared with the students' files of its name, or, when its name is none of the release's
-modules (a solution found online kept as `micrograd_engine.py`), with every student file.
-Corpus files are never compared with each other.
+Every student's body is compared with every other student's body and with every work of every
+`--against` corpus; works of corpora are never compared with each other.
 
 Code that many students wrote alike is the course's idiom, not a copy: every closure-based
 engine says `out = Value(...)`, then `def _backward(): self.grad += ... * out.grad`. As MOSS
-does (its `-m`), a fingerprint found in the files of more than COMMON students is ignored
-for everyone; a class all of whose members copied one solution is then missed, which is what
-`--common 0` (keep everything) and `--against` (the solution itself) are for.
+does (its `-m`), a fingerprint found in the code of more than COMMON students is set aside for
+everyone. A class that copied one solution is then set aside too, so the report always says what
+it set aside (common.py), the largest such block first.
 
-A pair is reported when either file's share of its own code found in the other reaches the
-threshold (one side may have copied a part of the other), and at least MIN_MATCHED characters
-of normalised code match, so a student who wrote three lines is not 100% like everyone who
-wrote the same three lines. The order is fixed (highest share, then most matched, then
-names), so the same class gives the same report.
+A pair is reported when either body's share of its own code found in the other reaches the
+threshold (one side may have copied a part of the other), and at least MIN_MATCHED tokens
+match, so a student who wrote three lines is not 100% like everyone who wrote the same three
+lines. The order is fixed (highest share, then most matched, then names), so the same class
+gives the same report.
 """
 
 from __future__ import annotations
@@ -30,23 +27,30 @@ from functools import partial
 
 import numpy as np
 
-from .fingerprints import Fingerprint, Overlap, compare, fingerprint
+from . import tokens
+from .fingerprints import Body, Overlap, body, compare
 from .sources import Source
 
-THRESHOLD = 0.5  # the default share of a file's own code found in the other
-MIN_MATCHED = 80  # characters of normalised code, about three lines of a method
-COMMON = 10  # students: a passage in more files than this is the course's idiom (MOSS's default)
-PARALLEL_FROM = 40  # files; fewer are fingerprinted in this process (a pool costs more)
+THRESHOLD = 0.5  # the default share of a body's own code found in the other
+MIN_MATCHED = 60  # tokens, about five lines of a method
+COMMON = 10  # students: code in more bodies than this is the course's idiom (MOSS's default)
+PARALLEL_FROM = 40  # sources; fewer are read in this process (a pool costs more)
+
+
+@dataclass(frozen=True)
+class Read:
+    """A source's body, and the files it could not read with the reasons."""
+
+    body: Body
+    unreadable: list[str]
 
 
 @dataclass(frozen=True)
 class Match:
-    """Two files that share code: `a` is always a student, `b` a student or a corpus."""
+    """Two bodies that share code: `a` is always a student (or group), `b` one or a corpus work."""
 
     a: str
     b: str
-    file_a: str
-    file_b: str
     overlap: Overlap
     corpus: bool = False
 
@@ -55,73 +59,64 @@ class Match:
         return max(self.overlap.similarity)
 
 
-def fingerprint_all(sources: list[Source], boilerplate: np.ndarray, jobs: int) -> dict[tuple[str, str], Fingerprint]:
-    """Every file's fingerprint by (source name, file name); files with the same text are
-    fingerprinted once, and many files on `jobs` processes."""
-    texts = {(source.name, name): text for source in sources for name, text in source.files.items()}
-    digests = {key: hashlib.sha256(text.encode()).digest() for key, text in texts.items()}
-    unique = {digest: texts[key] for key, digest in digests.items()}
-    work = partial(fingerprint, boilerplate=boilerplate)
+def read(files: dict[str, bytes], boilerplate: np.ndarray) -> Read:
+    """A source's files decoded and tokenised as Python reads them, as one body."""
+    readable, unreadable = {}, []
+    for name, data in sorted(files.items()):
+        try:
+            text = tokens.decode(data)
+            readable[name] = (text, tokens.tokens(text))
+        except tokens.Unreadable as why:
+            unreadable.append(f"{name}: not compared: {why}")
+    return Read(body(readable, boilerplate), unreadable)
+
+
+def read_all(sources: list[Source], boilerplate: np.ndarray, jobs: int) -> dict[str, Read]:
+    """Every source read, by name; sources with the same files are read once, many of them on
+    `jobs` processes."""
+    digests = {}
+    for source in sources:
+        digest = hashlib.sha256()
+        for name, data in sorted(source.files.items()):
+            digest.update(hashlib.sha256(name.encode("utf-8", "surrogateescape")).digest())
+            digest.update(hashlib.sha256(data).digest())
+        digests[source.name] = digest.digest()
+    unique = {digests[source.name]: source.files for source in sources}
+    work = partial(read, boilerplate=boilerplate)
     if jobs > 1 and len(unique) >= PARALLEL_FROM:
         with ProcessPoolExecutor(jobs) as pool:
-            done = dict(zip(unique, pool.map(work, unique.values(), chunksize=8)))
+            done = dict(zip(unique, pool.map(work, unique.values(), chunksize=4)))
     else:
-        done = {digest: work(text) for digest, text in unique.items()}
-    return {key: done[digest] for key, digest in digests.items()}
+        done = {digest: work(files) for digest, files in unique.items()}
+    return {name: done[digest] for name, digest in digests.items()}
 
 
-def without_common(
-    sources: list[Source], prints: dict[tuple[str, str], Fingerprint], modules: set[str], common: int
-) -> tuple[dict[tuple[str, str], Fingerprint], int]:
-    """The fingerprints without those found in more than `common` students' files of one name
-    (0: none removed), and how many were removed. A corpus file loses those of its name's
-    files, or of all files when its name is no module of the release."""
+def common_keys(sources: list[Source], bodies: dict[str, Body], common: int) -> dict[int, int]:
+    """The fingerprints found in more than `common` students' bodies (0: none), with how many."""
     if common <= 0:
-        return prints, 0
-    counts: dict[str, Counter[int]] = {}
-    for source in sources:
-        if not source.corpus:
-            for name in source.files:
-                counts.setdefault(name, Counter()).update(prints[(source.name, name)].keys)
-    frequent = {name: {key for key, n in counted.items() if n > common} for name, counted in counts.items()}
-    everywhere = set().union(*frequent.values())
-    kept = {}
-    for (source, name), found in prints.items():
-        base = name.rsplit("/", 1)[-1]
-        kept[(source, name)] = found.without(frequent.get(base, set()) if base in modules else everywhere)
-    return kept, len(everywhere)
+        return {}
+    counts = Counter(key for source in sources if not source.corpus for key in bodies[source.name].keys)
+    return {key: n for key, n in counts.items() if n > common}
 
 
-def find(
-    sources: list[Source], prints: dict[tuple[str, str], Fingerprint], modules: set[str], threshold: float
-) -> list[Match]:
+def find(sources: list[Source], bodies: dict[str, Body], threshold: float) -> list[Match]:
     """The pairs at or above `threshold`, highest first."""
-    students = sorted((s for s in sources if not s.corpus), key=lambda s: s.name)
-    found = []
-    for i, a in enumerate(students):
-        for b in students[i + 1 :]:
-            for name in sorted(a.files.keys() & b.files.keys()):
-                found.append(_match(a.name, b.name, name, name, prints, False))
-    for corpus in (s for s in sources if s.corpus):
-        for path in sorted(corpus.files):
-            base = path.rsplit("/", 1)[-1]
-            for a in students:
-                for name in sorted(a.files):
-                    if name == base or base not in modules:
-                        found.append(_match(a.name, corpus.name, name, path, prints, True))
+    students = sorted(s.name for s in sources if not s.corpus)
+    works = sorted(s.name for s in sources if s.corpus)
+    found = [_match(a, b, bodies, False) for i, a in enumerate(students) for b in students[i + 1 :]]
+    found += [_match(a, work, bodies, True) for work in works for a in students]
     kept = [m for m in found if m is not None and m.score >= threshold and m.overlap.matched >= MIN_MATCHED]
-    return sorted(kept, key=lambda m: (-round(m.score, 6), -m.overlap.matched, m.a, m.b, m.file_a, m.file_b))
+    return sorted(kept, key=lambda m: (-round(m.score, 6), -m.overlap.matched, m.a, m.b))
 
 
-def _match(
-    a: str, b: str, file_a: str, file_b: str, prints: dict[tuple[str, str], Fingerprint], corpus: bool
-) -> Match | None:
-    overlap = compare(prints[(a, file_a)], prints[(b, file_b)])
-    return None if overlap is None else Match(a, b, file_a, file_b, overlap, corpus)
+def _match(a: str, b: str, bodies: dict[str, Body], corpus: bool) -> Match | None:
+    overlap = compare(bodies[a], bodies[b])
+    return None if overlap is None else Match(a, b, overlap, corpus)
 
 
-def groups(matches: list[Match]) -> list[list[str]]:
-    """Students linked by reported pairs (connected components), three or more, largest first."""
+def linked(matches: list[Match]) -> list[list[Match]]:
+    """Students linked through reported pairs (three or more), each drawn as its pairs: a
+    student who copied from two links them here, but never makes them a pair."""
     parent: dict[str, str] = {}
 
     def root(name: str) -> str:
@@ -130,13 +125,14 @@ def groups(matches: list[Match]) -> list[list[str]]:
             name = parent[name]
         return name
 
-    for m in matches:
-        if not m.corpus:
-            parent[root(m.a)] = root(m.b)
-    members: dict[str, list[str]] = {}
-    for name in sorted(parent):
-        members.setdefault(root(name), []).append(name)
-    return sorted((g for g in members.values() if len(g) >= 3), key=lambda g: (-len(g), g))
+    among = [m for m in matches if not m.corpus]
+    for m in among:
+        parent[root(m.a)] = root(m.b)
+    chains: dict[str, list[Match]] = {}
+    for m in among:
+        chains.setdefault(root(m.a), []).append(m)
+    size = {key: len({n for m in chain for n in (m.a, m.b)}) for key, chain in chains.items()}
+    return [chains[key] for key in sorted(chains, key=lambda key: (-size[key], chains[key][0].a)) if size[key] >= 3]
 
 
 def default_jobs() -> int:

@@ -1,10 +1,15 @@
-"""The similarity report: similarity.csv, similarity.html, the lines for summary.md and the terminal.
+"""The similarity report: similarity.csv, similarity.html with a page per further pair, the
+lines for summary.md and the terminal.
 
 Everything a student wrote (code, ids, file names, corpus paths) is escaped by
 `graders.escape` for the place it lands: HTML escaped (so a file holding `</script>` or
 `<img onerror=...>` shows as text), CSV cells that cannot start a formula, Markdown code spans.
-The page also forbids scripts and every outside load (its Content-Security-Policy), so even a
+The pages also forbid scripts and every outside load (their Content-Security-Policy), so even a
 mistake in escaping could run nothing.
+
+similarity.html stays light for a large class: the first SHOWN pairs side by side, every pair in
+its table, and each further pair (up to PAGES) side by side on a page of its own under
+similarity-pairs/, opened from the table when wanted.
 """
 
 from __future__ import annotations
@@ -12,32 +17,36 @@ from __future__ import annotations
 import bisect
 import csv
 import io
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from graders import output_files
 from graders.escape import csv_cell, html, markdown
 
-from .matching import Match
+from .common import SetAside
+from .fingerprints import Body, Place
+from .matching import Match, linked
 
-SHOWN = 50  # pairs of students shown side by side in similarity.html; the CSV has them all
+SHOWN = 10  # pairs shown side by side in similarity.html itself
+PAGES = 300  # further pairs given a page of their own; similarity.csv lists them all
+PAIRS_FOLDER = "similarity-pairs"
 CONTEXT = 3  # unmatched lines shown around each matched one
-SHOWN_CODE = 16_000_000  # characters of code the page shows at most (a few hundred uploads' worth)
 COLUMNS = [
     "student",
     "other",
-    "file",
-    "other_file",
     "similarity",
     "other_similarity",
     "matched_tokens",
+    "file",
     "lines",
+    "other_file",
     "other_lines",
 ]
 
 
 def other(match: Match) -> str:
-    """Who the second file is from: a student id, or `against NAME` for a corpus."""
+    """Who the second body is from: a student (or group), or `against CORPUS/WORK`."""
     return f"against {match.b}" if match.corpus else match.b
 
 
@@ -47,47 +56,51 @@ def longest_lines(text: str, spans: list[tuple[int, int]]) -> str:
     return f"{text.count(chr(10), 0, start) + 1}-{text.count(chr(10), 0, max(start, end - 1)) + 1}"
 
 
-def rows(matches: list[Match], texts: dict[tuple[str, str], str]) -> list[list[str]]:
-    """similarity.csv's rows (without the header), highest first."""
+def where(m: Match, bodies: dict[str, Body], place: Place) -> tuple[str, str, str, str]:
+    """A place as its two files and the lines of the longest span in each."""
+    a, b = bodies[m.a], bodies[m.b]
+    return (
+        a.names[place.file_a],
+        longest_lines(a.texts[place.file_a], place.spans_a),
+        b.names[place.file_b],
+        longest_lines(b.texts[place.file_b], place.spans_b),
+    )
+
+
+def rows(matches: list[Match], bodies: dict[str, Body]) -> list[list[str]]:
+    """similarity.csv's rows (without the header), one a pair, highest first; the place is
+    where the most tokens match."""
     found = []
     for m in matches:
-        spans_a, spans_b = m.overlap.spans
+        file_a, lines_a, file_b, lines_b = where(m, bodies, m.overlap.places[0])
+        share_a, share_b = m.overlap.similarity
         found.append(
             [
                 m.a,
                 other(m),
-                m.file_a,
-                m.file_b,
-                f"{m.overlap.similarity[0]:.3f}",
-                f"{m.overlap.similarity[1]:.3f}",
+                f"{share_a:.3f}",
+                f"{share_b:.3f}",
                 str(m.overlap.matched),
-                longest_lines(texts[(m.a, m.file_a)], spans_a),
-                longest_lines(texts[(m.b, m.file_b)], spans_b),
+                file_a,
+                lines_a,
+                file_b,
+                lines_b,
             ]
         )
     return found
 
 
-def write_csv(out: Path, matches: list[Match], texts: dict[tuple[str, str], str]) -> Path:
+def write_csv(out: Path, matches: list[Match], bodies: dict[str, Body]) -> Path:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
-    writer.writerows([csv_cell(cell) for cell in row] for row in rows(matches, texts))
+    writer.writerows([csv_cell(cell) for cell in row] for row in rows(matches, bodies))
     return output_files.write_new(out, "similarity.csv", buffer.getvalue().encode())
-
-
-def pairs(matches: list[Match]) -> list[tuple[str, str, list[Match]]]:
-    """The matches by pair of authors, in the order of each pair's highest match."""
-    grouped: dict[tuple[str, str], list[Match]] = {}
-    for m in matches:
-        grouped.setdefault((m.a, other(m)), []).append(m)
-    return [(a, b, found) for (a, b), found in grouped.items()]
 
 
 def highlighted(text: str, spans: list[tuple[int, int]]) -> str:
     """`text` escaped for HTML with line numbers, the matched spans in <mark>; only the lines
-    within CONTEXT of a match are shown, each run of others as one `...` line, so the release's
-    own code does not bury what matched."""
+    within CONTEXT of a match are shown, each run of others as one `...` line."""
     spans = _disjoint(spans)
     offsets, lines = [0], text.split("\n")
     for line in lines:
@@ -140,87 +153,131 @@ pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:40em;font-size:12px
 mark{background:#ffd27a}.n,.gap{color:#888}"""
 
 
-def page(matches: list[Match], texts: dict[tuple[str, str], str], facts: list[str], groups: list[list[str]]) -> str:
-    """similarity.html: the facts of the run, the groups, the pairs ranked, then each of the
-    first SHOWN pairs' files side by side with the matched code marked (fewer when their code
-    would pass SHOWN_CODE characters: uploads may be large, the page must still open)."""
-    ranked = pairs(matches)
-    shown = _shown(ranked, texts)
-    parts = [
+def _head(title: str) -> list[str]:
+    return [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>minigrad: similar code</title><style>{STYLE}</style></head><body>",
-        "<h1>minigrad: similar code</h1>",
-        "<ul>",
+        f"<title>{html(title)}</title><style>{STYLE}</style></head><body>",
     ]
+
+
+def side_by_side(n: int, m: Match, bodies: dict[str, Body]) -> list[str]:
+    """Pair `n`: each place the two share, its two files side by side with the matched code marked."""
+    a, b = bodies[m.a], bodies[m.b]
+    share_a, share_b = m.overlap.similarity
+    parts = [
+        f'<section id="pair-{n}"><h2>{n}. {html(m.a)} and {html(other(m))}</h2>',
+        f"<p>{share_a:.0%} of {html(m.a)}'s own code is found in the other's, {share_b:.0%} of the other's in "
+        f"{html(m.a)}'s: {m.overlap.matched} matched tokens.</p>",
+    ]
+    for place in m.overlap.places:
+        file_a, lines_a, file_b, lines_b = where(m, bodies, place)
+        parts.append(
+            f"<h3>{html(m.a)}: {html(file_a)} (lines {lines_a}) and {html(other(m))}: {html(file_b)} "
+            f"(lines {lines_b}): {place.tokens} tokens</h3>"
+        )
+        parts.append(
+            f'<div class="sides"><pre>{highlighted(a.texts[place.file_a], place.spans_a)}</pre>'
+            f"<pre>{highlighted(b.texts[place.file_b], place.spans_b)}</pre></div>"
+        )
+    parts.append("</section>")
+    return parts
+
+
+def page(matches: list[Match], bodies: dict[str, Body], facts: list[str], aside: SetAside | None, students: int) -> str:
+    """similarity.html: the facts of the run, what was set aside, the linked pairs, every pair
+    ranked, then the first SHOWN pairs side by side."""
+    parts = [*_head("minigrad: similar code"), "<h1>minigrad: similar code</h1>", "<ul>"]
     parts += [*[f"<li>{html(fact)}</li>" for fact in facts], "</ul>"]
-    if groups:
-        parts += ["<h2>Groups of three or more</h2>", "<ul>"]
-        parts += [f"<li>{html(', '.join(group))}</li>" for group in groups]
-        parts.append("</ul>")
+    if aside is not None:
+        parts += ["<h2>Set aside as common</h2>", f"<p>{html(set_aside_fact(aside, students))}</p>"]
+        if aside.largest is not None:
+            parts.append(f"<pre>{highlighted(aside.largest.text, [aside.largest.span])}</pre>")
+    chains = linked(matches)
+    if chains:
+        parts += ["<h2>Students linked through listed pairs</h2>", "<p>Each line is a pair listed below; two "]
+        parts[-1] += "students of one chain who are not a listed pair share less than the threshold.</p>"
+        parts += ["<ul>", *[f"<li>{html(chain_text(chain))}</li>" for chain in chains], "</ul>"]
     parts += [
         "<h2>Pairs</h2>",
-        "<table><tr><th>#</th><th>student</th><th>other</th><th>highest</th><th>files</th></tr>",
+        "<table><tr><th>#</th><th>student</th><th>other</th><th>shares</th><th>tokens</th><th>where most</th></tr>",
     ]
-    for n, (a, b, found) in enumerate(ranked, 1):
-        name = f'<a href="#pair-{n}">{n}</a>' if n <= shown else str(n)
-        files = ", ".join(m.file_a if m.file_a == m.file_b else f"{m.file_a} / {m.file_b}" for m in found)
+    for n, m in enumerate(matches, 1):
+        if n <= SHOWN:
+            name = f'<a href="#pair-{n}">{n}</a>'
+        elif n <= SHOWN + PAGES:
+            name = f'<a href="{PAIRS_FOLDER}/{n}.html">{n}</a>'
+        else:
+            name = str(n)
+        file_a, lines_a, file_b, lines_b = where(m, bodies, m.overlap.places[0])
+        shares = f"{m.overlap.similarity[0]:.0%} / {m.overlap.similarity[1]:.0%}"
         parts.append(
-            f"<tr><td>{name}</td><td>{html(a)}</td><td>{html(b)}</td>"
-            f"<td>{found[0].score:.0%}</td><td>{html(files)}</td></tr>"
+            f"<tr><td>{name}</td><td>{html(m.a)}</td><td>{html(other(m))}</td><td>{shares}</td>"
+            f"<td>{m.overlap.matched}</td><td>{html(f'{file_a} {lines_a} / {file_b} {lines_b}')}</td></tr>"
         )
     parts.append("</table>")
-    if len(ranked) > shown:
-        parts.append(f"<p>The first {shown} pairs are shown below; similarity.csv lists all {len(ranked)}.</p>")
-    for n, (a, b, found) in enumerate(ranked[:shown], 1):
-        parts.append(f'<section id="pair-{n}"><h2>{n}. {html(a)} and {html(b)}</h2>')
-        for m in found:
-            text_a, text_b = texts[(m.a, m.file_a)], texts[(m.b, m.file_b)]
-            spans_a, spans_b = m.overlap.spans
-            share_a, share_b = m.overlap.similarity
-            parts.append(
-                f"<h3>{html(m.file_a)} ({share_a:.0%} of it, lines {longest_lines(text_a, spans_a)}) and "
-                f"{html(m.file_b)} ({share_b:.0%}, lines {longest_lines(text_b, spans_b)}): "
-                f"{m.overlap.matched} matched tokens</h3>"
-            )
-            parts.append(
-                f'<div class="sides"><pre>{highlighted(text_a, spans_a)}</pre>'
-                f"<pre>{highlighted(text_b, spans_b)}</pre></div>"
-            )
-        parts.append("</section>")
+    if len(matches) > SHOWN:
+        parts.append(
+            f"<p>The first {SHOWN} pairs are shown below; the next {min(PAGES, len(matches) - SHOWN)} each on a page "
+            f"of its own (their number links it); similarity.csv lists all {len(matches)}.</p>"
+        )
+    for n, m in enumerate(matches[:SHOWN], 1):
+        parts += side_by_side(n, m, bodies)
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
 
-def _shown(ranked: list[tuple[str, str, list[Match]]], texts: dict[tuple[str, str], str]) -> int:
-    """How many of the first pairs the page shows side by side: at most SHOWN, and at least
-    one, within SHOWN_CODE characters of code."""
-    total = 0
-    for n, (_, _, found) in enumerate(ranked[:SHOWN]):
-        total += sum(len(texts[(m.a, m.file_a)]) + len(texts[(m.b, m.file_b)]) for m in found)
-        if total > SHOWN_CODE and n > 0:
-            return n
-    return min(len(ranked), SHOWN)
-
-
 def write_html(
-    out: Path, matches: list[Match], texts: dict[tuple[str, str], str], facts: list[str], groups: list[list[str]]
+    out: Path, matches: list[Match], bodies: dict[str, Body], facts: list[str], aside: SetAside | None, students: int
 ) -> Path:
-    return output_files.write_new(out, "similarity.html", page(matches, texts, facts, groups).encode())
+    """similarity.html, and a page for each further pair under similarity-pairs/ (its earlier
+    pages removed first, so none is left from another run)."""
+    folder = out / PAIRS_FOLDER
+    output_files.prepare_folder(folder)
+    for stale in folder.glob("*.html"):
+        stale.unlink()
+    for n, m in enumerate(matches[SHOWN : SHOWN + PAGES], SHOWN + 1):
+        text = "\n".join([*_head(f"minigrad: pair {n}"), *side_by_side(n, m, bodies), "</body></html>\n"])
+        output_files.write_new(folder, f"{n}.html", text.encode())
+    return output_files.write_new(out, "similarity.html", page(matches, bodies, facts, aside, students).encode())
+
+
+def chain_text(chain: list[Match], quote: Callable[[str], str] = str) -> str:
+    """Students linked through pairs, drawn as the pairs with their scores (ids through `quote`)."""
+    return "; ".join(
+        f"{quote(m.a)} and {quote(m.b)} {m.overlap.similarity[0]:.0%} / {m.overlap.similarity[1]:.0%}" for m in chain
+    )
+
+
+def set_aside_fact(aside: SetAside, students: int, quote: Callable[[str], str] = str) -> str:
+    """What was set aside as common, and the largest block of it (its student and file through `quote`)."""
+    said = f"set aside as common: {aside.lines} of {aside.of_lines} lines of students' own code (the class's, summed), in {aside.students}"
+    said += " students' code"
+    block = aside.largest
+    if block is None:
+        return said
+    leak = ": a leaked solution?" if block.shared_by > students / 2 else ""
+    return (
+        f"{said}; the largest block, {block.tokens} tokens ({quote(block.student)}'s {quote(block.file)} lines "
+        f"{block.lines}), "
+        f"is shared by {block.shared_by} of {students} students{leak}"
+    )
 
 
 def summary_section(
-    matches: list[Match], facts: list[str], left_out: list[str], groups: list[list[str]], top: int = 5
+    matches: list[Match], facts: list[str], left_out: list[str], aside: SetAside | None, students: int, top: int = 5
 ) -> str:
-    """The 'Similar code' section of summary.md: the facts (the kit's words), who was left out
-    (student text, quoted), the groups, the highest pairs."""
-    lines = ["", "## Similar code", "", *[f"- {fact}" for fact in facts], *[f"- {markdown(why)}" for why in left_out]]
-    lines += [f"- group of {len(group)}: {', '.join(markdown(name) for name in group)}" for group in groups]
-    for a, b, found in pairs(matches)[:top]:
-        m = found[0]
+    """The 'Similar code' section of summary.md: the facts (the kit's words), what was set aside,
+    who was left out (student text, quoted), the linked pairs, the highest pairs."""
+    lines = ["", "## Similar code", "", *[f"- {fact}" for fact in facts]]
+    if aside is not None:
+        lines.append(f"- {set_aside_fact(aside, students, markdown)}")
+    lines += [f"- {markdown(why)}" for why in left_out]
+    lines += [f"- linked through pairs: {chain_text(chain, markdown)}" for chain in linked(matches)]
+    for m in matches[:top]:
         lines.append(
-            f"- {markdown(a)} and {markdown(b)}: {markdown(m.file_a)} {m.overlap.similarity[0]:.0%}, "
-            f"{markdown(m.file_b)} {m.overlap.similarity[1]:.0%}"
+            f"- {markdown(m.a)} and {markdown(other(m))}: {m.overlap.similarity[0]:.0%} / "
+            f"{m.overlap.similarity[1]:.0%}, {m.overlap.matched} tokens"
         )
     return "\n".join(lines) + "\n"
