@@ -43,6 +43,13 @@ HINTS = {
     "transpose": "the gradient is out.grad transposed back (the inverse permutation of the axes)",
 }
 BACKWARD_HINT = "walk the graph in reverse topological order; leaves that require grad add to .grad"
+# Backpropagation is exact to rounding: fair engines' gradients agree within 1e-15 (tanh's
+# derivative as 1 - t**2 or as 1/cosh(x)**2, a mean's as grad / n or grad * (1 / n)). Central
+# differences are not: 3e-11 to 3e-10 off in float64 with h = 1e-6. So every case that reads a
+# gradient compares at these tolerances, and a gradient made by differentiating the forward pass
+# numerically, in place of backward(), fails.
+EXACT_RTOL, EXACT_ATOL = 1e-10, 1e-13
+EXACT = {"rtol": EXACT_RTOL, "atol": EXACT_ATOL}
 
 
 def array(rng, shape: tuple, low: float = -2.0, high: float = 2.0) -> dict:
@@ -247,6 +254,7 @@ def op_cases(rng, with_grad: bool) -> list[Case]:
             HINTS[op],
             [op_program(rng, op, s, o, with_grad) for s, o in op_variants(rng, op)],
             points=points,
+            **(EXACT if with_grad else {}),
         )
         for op in OPS
     }
@@ -299,7 +307,8 @@ def backward_cases(rng) -> list[Case]:
         for name in "abcw":
             p.read("tensor_grad", name, f"gradient of {name}")
         made.append(p)
-    graph = Case("graph", "tensor", "backward() through a graph of five operations", BACKWARD_HINT, made, points=2.0)
+    title = "backward() through a graph of five operations"
+    graph = Case("graph", "tensor", title, BACKWARD_HINT, made, points=2.0, **EXACT)
 
     p = Program()
     loss = composite(rng, p)
@@ -310,7 +319,7 @@ def backward_cases(rng) -> list[Case]:
         p.read("tensor_grad", name, f"gradient of {name} after two backward() calls")
     p.read("tensor_grad", "abc", "grad of the intermediate a * b + c (PyTorch keeps none)")
     hint = "leaf gradients add up across calls (grad = grad + g, starting from None); intermediates keep none"
-    twice = Case("backward-twice", "tensor", "backward() twice accumulates in the leaves", hint, [p], points=1.5)
+    twice = Case("backward-twice", "tensor", "backward() twice accumulates in the leaves", hint, [p], 1.5, **EXACT)
 
     p = Program()
     loss = composite(rng, p)
@@ -330,7 +339,7 @@ def backward_cases(rng) -> list[Case]:
     checks.add("raises", action=["tensor_backward", {"of": "out", "grad": array(rng, (3, 2))}])
     checks.labels += ["backward() without a grad on a (2, 3) tensor", "backward(grad) with a grad of the wrong shape"]
     hint = "zero_grad() sets grad back to None; backward() needs a grad unless the tensor has one element"
-    rules = Case("backward-rules", "tensor", "zero_grad() and backward()'s own checks", hint, [p, checks])
+    rules = Case("backward-rules", "tensor", "zero_grad() and backward()'s own checks", hint, [p, checks], **EXACT)
     graph.programs.append(shared(rng))
     return [graph, twice, rules]
 
@@ -357,12 +366,6 @@ def shared(rng) -> Program:
     for name in "ab":
         p.read("tensor_grad", name, f"gradient of {name}")
     return p
-
-
-# Backpropagation is exact to rounding: fair engines' gradients of the composite agree within
-# 1e-15 (tanh's derivative as 1 - t**2 or as 1/cosh(x)**2 included). Central differences are
-# not: 3e-11 to 3e-10 off in float64 with h = 1e-6. So gradients copied from differences fail.
-EXACT_RTOL, EXACT_ATOL = 1e-10, 1e-13
 
 
 def central_difference_cases(rng) -> list[Case]:
@@ -499,7 +502,8 @@ def linear_cases(rng) -> list[Case]:
         p.add("parameter", into=f"p{i}", model="m", index=i)
         p.read("tensor_grad", f"p{i}", f"gradient of {label}")
     hint = "Linear computes x @ weight + bias; Sequential feeds each module's output to the next"
-    made.append(Case("sequential", "tensor", "a Sequential network, forward and gradients", hint, [p], points=2.0))
+    title = "a Sequential network, forward and gradients"
+    made.append(Case("sequential", "tensor", title, hint, [p], points=2.0, **EXACT))
     return made
 
 
@@ -519,7 +523,7 @@ def loss_cases(rng) -> list[Case]:
         action=["tensor_loss", {"into": "loss", "loss": "mse_loss", "pred": "pred", "target": array(rng, (4,))}],
     )
     bad.labels.append("the error")
-    made = [Case("mse", "tensor", "mse_loss", "the mean of (pred - target)**2 over every entry", [p, bad])]
+    made = [Case("mse", "tensor", "mse_loss", "the mean of (pred - target)**2 over every entry", [p, bad], **EXACT)]
 
     programs = []
     for scale in (1.0, 1000.0):
@@ -539,7 +543,7 @@ def loss_cases(rng) -> list[Case]:
         "over N: check the backward of each Function it uses (a sum's gradient reaches every entry)"
     )
     hint = "subtract each row's max before exp (it cancels), then log-sum-exp minus the label's logit; mean over N"
-    made.append(Case("cross-entropy", "tensor", "cross_entropy", hint, programs, points=2.0))
+    made.append(Case("cross-entropy", "tensor", "cross_entropy", hint, programs, points=2.0, **EXACT))
     return made
 
 
