@@ -56,10 +56,10 @@ def measured(steps: list) -> dict | None:
     """The arguments of a program's `measured` step, when it starts with one, else None.
 
     Such a program is timed by the parent, never by the child (whose clock and timers are the
-    submission's to tamper with): it runs alone, in a fresh child stopped after `stop_after`
-    wall seconds (more on a starved machine, as any program), and the CPU that whole child used,
-    imports and forks included, must stay within `limit` seconds; `what` names what is timed,
-    for the student ("fit()")."""
+    submission's to tamper with): it runs alone, in a fresh child, and the CPU that whole child
+    used, imports and forks included, must stay within `limit` seconds. Every `stop_after` wall
+    seconds the parent looks: a child past its limit is stopped, one within it runs on (a loaded
+    machine slowed it). `what` names what is timed, for the student ("fit()")."""
     first = steps[0] if steps else None
     return first[1] if isinstance(first, list) and first[0] == "measured" else None
 

@@ -7,8 +7,9 @@ deadline that only its own valid answer ends (and a child that answered them all
 EXIT_GRACE to exit, so a process it left behind holds nothing); each part may lose at most
 PART_BUDGET seconds to programs that never finish (then its programs get SHORT_TIMEOUT each);
 the whole grading has GRADING_BUDGET. A program that starts with a `measured` step (cases.py)
-runs alone, in a fresh child, until its own `stop_after`; the CPU that child used, counted here
-(child_cpu.py), goes with its outcome, for the judge to hold against its limit. A program that
+runs alone, last, in a fresh child; the CPU that child used, counted here (child_cpu.py), goes
+with its outcome, for the judge to hold against its limit, and at each of its deadlines
+(`stop_after`) it runs on while it is within that limit. A program that
 reaches its deadline without having had a full core (a loaded machine starved it) keeps
 running, given as much more time as the load took from it (at most MAX_STRETCH times), so a
 loaded machine does not cost points; one whose child barely ran (it slept, or was frozen) is
@@ -142,7 +143,8 @@ def _run_in_order(
             start += 1
             continue
         last = segment_end(programs, start) if alone else len(programs)
-        counted = child_cpu.counter(isolation) if alone and measured(programs[start]) else None
+        limit = measured(programs[start]) if alone else None
+        counted = (child_cpu.counter(isolation), limit["limit"]) if limit else None
         answers = Answers(settle, stuck, start, last, timeout_for, more_time, counted)
         seconds = [timeout_for(i, last) for i in range(start, last)]
         request = {"programs": programs[:last], "start": start, "seconds": seconds, **known.request()}
@@ -193,8 +195,10 @@ class Answers:
     and an answer to one is garbage); only the answer to the program due renews its deadline, so
     stray lines (blank, forged, out of order) buy a hung child no time. The child's notes on the
     program due (where it is stuck, which modules it is importing) are kept, and buy no time
-    either. With `counted` (a measured program's child), the CPU it has used goes with its
-    answer, or is kept at its deadline (`cpu`)."""
+    either. With `counted` (a measured program's child: its CPU counter and its limit), the CPU
+    it has used goes with its answer, or is kept at its deadline (`cpu`); at a deadline, a child
+    that is running but has not yet used its limit runs on (a loaded machine slowed it, and the
+    limit, not the wall clock, says whether it is too slow)."""
 
     def __init__(
         self,
@@ -204,7 +208,7 @@ class Answers:
         last: int,
         timeout_for: Callable[[int, int], float],
         more_time: Callable[[int, int, float], float | None],
-        counted: Callable[[], float] | None = None,
+        counted: tuple[Callable[[], float], float] | None = None,
     ):
         self.settle, self.stuck, self.next, self.last = settle, stuck, first, last
         self.timeout_for, self.more_time, self.counted = timeout_for, more_time, counted
@@ -224,7 +228,7 @@ class Answers:
                 self.importing.remove(note.module)
             return None
         if self.counted is not None:
-            parsed[1].cpu = self.counted()
+            parsed[1].cpu = self.counted[0]()
         self.settle(self.next, parsed[1])
         self.next += 1
         self.importing = []
@@ -234,7 +238,9 @@ class Answers:
         """More seconds for the program due, whose child is at its deadline with `cpu_share`
         of a core over its life; None when it has simply timed out."""
         if self.counted is not None:
-            self.cpu = self.counted()
+            self.cpu = self.counted[0]()
+            if self.next < self.last and self.cpu <= self.counted[1] and cpu_share >= ASLEEP:
+                return self.timeout_for(self.next, self.last)
         return self.more_time(self.next, self.last, cpu_share)
 
 

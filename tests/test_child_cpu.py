@@ -108,3 +108,20 @@ def test_the_cgroup_count_is_read_from_cgroup_v2_and_none_under_v1(tmp_path: Pat
     assert cgroup.cpu_seconds(cgroup.Limits(1, (tmp_path, tmp_path))) is None
     os.remove(tmp_path / "cpu.stat")
     assert cgroup.cpu_seconds(cgroup.Limits(2, (tmp_path,))) is None
+
+
+@pytest.mark.parametrize(
+    ("used", "share", "runs_on"),
+    [(0.5, 0.3, True), (2.5, 0.3, False), (0.5, 0.05, False)],
+    ids=["starved within its limit", "past its limit", "asleep"],
+)
+def test_a_measured_child_at_its_deadline_runs_on_only_while_it_is_running_within_its_limit(
+    used: float, share: float, runs_on: bool
+) -> None:
+    """The limit, not the wall clock, says whether it is too slow; one that barely ran is left
+    to the fresh start every such child gets (child_loop.stretch_for)."""
+    answers = child_loop.Answers(
+        lambda i, outcome: None, {}, 0, 1, lambda i, last: 4.0, lambda i, last, s: None, (lambda: used, 2.0)
+    )
+    assert answers.starved(share) == (4.0 if runs_on else None)
+    assert answers.cpu == used  # what the child had used there, for its outcome if it is stopped
