@@ -27,6 +27,8 @@ import signal
 import sys
 import types
 
+from code_names import qualified
+
 REPORT_AT = 0.8  # share of a program's time after which the child says where it is
 
 
@@ -69,7 +71,7 @@ def watch(index: int, seconds: float | None, folder: str) -> None:
         code = frame.f_code
         stuck = {
             "module": frame.f_globals.get("__name__"),
-            "name": getattr(code, "co_qualname", code.co_name),
+            "name": qualified(code),
             "file": os.path.basename(code.co_filename),
             "line": frame.f_lineno,
         }

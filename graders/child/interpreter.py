@@ -12,6 +12,7 @@ import os
 import traceback
 
 import order
+from code_names import qualified
 from steps import Run, grader_lookup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,14 +42,20 @@ def located(exc: BaseException, folder: str) -> dict:
     when no line of the submission ran."""
     if isinstance(exc, SyntaxError) and (exc.filename or "").startswith(folder):
         return {"file": os.path.basename(exc.filename), "line": exc.lineno, "code": (exc.text or "").strip()}
-    found = {}
+    innermost = None
     for frame, line in traceback.walk_tb(exc.__traceback__):
-        code = frame.f_code
-        if code.co_filename.startswith(folder):
-            name = getattr(code, "co_qualname", code.co_name)
-            found = {"function": name, "file": os.path.basename(code.co_filename), "line": line}
-            found["code"] = linecache.getline(code.co_filename, line).strip()
-    return found
+        if frame.f_code.co_filename.startswith(folder):
+            innermost = frame.f_code, line
+    if innermost is None:
+        return {}
+    code, line = innermost
+    file = code.co_filename
+    return {
+        "function": qualified(code),
+        "file": os.path.basename(file),
+        "line": line,
+        "code": linecache.getline(file, line).strip(),
+    }
 
 
 def explain(exc: BaseException, folder: str) -> dict:

@@ -9,6 +9,7 @@ than those tests do.
 import operator
 import os
 
+from code_names import qualified
 from steps import Run, error_type, step
 
 NAMES_SENT = 100  # of an object's attribute names
@@ -65,7 +66,7 @@ def locations(folder: str, value: type) -> dict:
             closure = getattr(getattr(apply(value(2.0), value(3.0)), "_backward", None), "__code__", None)
         except Exception:  # noqa: BLE001 - an operator that fails here is said by its own tests
             continue
-        if closure is not None and getattr(closure, "co_qualname", "").startswith(f"{value.__name__}.{name}."):
+        if closure is not None and qualified(closure).startswith(f"{value.__name__}.{name}."):
             found[f"Value.{name}'s backward"] = [os.path.basename(closure.co_filename), closure.co_firstlineno]
     return found
 
