@@ -10,6 +10,7 @@ the first (names changed, methods reordered, comments reworded), as a student hi
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import os
@@ -268,17 +269,31 @@ def rows_of(rows: list[dict[str, str]]) -> list[tuple[str, ...]]:
     return [tuple(row[key] for key in keys) for row in rows]
 
 
+def in_utf7(text: str) -> bytes:
+    """`text` in UTF-7 with its cookie, every character of each line base64-encoded: bytes that
+    share nothing with the text's, which Python decodes back to it and runs."""
+    lines = (
+        b"+" + base64.b64encode(line.encode("utf-16-be")).rstrip(b"=") + b"-" if line else b""
+        for line in text.split("\n")
+    )
+    return b"# -*- coding: utf-7 -*-\n" + b"\n".join(lines)
+
+
 def test_a_copy_saved_in_utf7_with_its_cookie_is_the_same_program(tmp_path):
-    """Python decodes the cookie, so the copy runs (and earned full marks); compared as Python reads it."""
-    utf7 = b"# -*- coding: utf-7 -*-\n" + CLOSURES.encode("utf-7")
-    assert b"+AF8-backward" in utf7 or b"+-" in utf7  # not plain ASCII Python any more
-    students = {"ann": {"engine.py": CLOSURES}, "bob": {"engine.py": RULES}}
+    """Python decodes the cookie, so the copy runs (and earns full marks); it is compared as
+    Python reads it, beside the plain copy."""
+    utf7 = in_utf7(CLOSURES)
+    assert b"_backward" not in utf7 and utf7.decode("utf-7").split("\n", 1)[1] == CLOSURES
+    students = {"ann": {"engine.py": CLOSURES}, "bob": {"engine.py": RULES}, "pat": {"engine.py": CLOSURES}}
     submissions = make_class(tmp_path / "class", students)
     package = submissions / "uma" / "minigrad"
     shutil.copytree(release.RELEASE, package, ignore=shutil.ignore_patterns("__pycache__", "data"))
     (package / "engine.py").write_bytes(utf7)
-    rows = similar(submissions, tmp_path / "out")
-    assert rows_of(rows) == [("ann", "uma", "1.000", "1.000", "engine.py", "engine.py")]
+    assert rows_of(similar(submissions, tmp_path / "out")) == [
+        ("ann", "pat", "1.000", "1.000", "engine.py", "engine.py"),
+        ("ann", "uma", "1.000", "1.000", "engine.py", "engine.py"),
+        ("pat", "uma", "1.000", "1.000", "engine.py", "engine.py"),
+    ]
 
 
 def test_a_cookie_python_refuses_or_a_slow_codec_is_a_reason_shown(tmp_path, capsys):
@@ -288,6 +303,7 @@ def test_a_cookie_python_refuses_or_a_slow_codec_is_a_reason_shown(tmp_path, cap
         "rot": b"# coding: rot13\n" + CLOSURES.encode(),
         "pun": b"# coding: punycode\n" + CLOSURES.encode(),
         "bad": CLOSURES.encode() + b"\n# \xff\xfe\n",
+        "open": CLOSURES.encode() + b"\nx = (\n",
     }.items():
         package = submissions / student / "minigrad"
         shutil.copytree(release.RELEASE, package, ignore=shutil.ignore_patterns("__pycache__", "data"))
@@ -295,7 +311,8 @@ def test_a_cookie_python_refuses_or_a_slow_codec_is_a_reason_shown(tmp_path, cap
     rows = similar(submissions, tmp_path / "out")
     said = capsys.readouterr().out
     assert rows_of(rows) == [("ann", "cat", "0.998", "0.994", "engine.py", "engine.py")]
-    assert "files not read: 3" in said
+    assert "files not read: 4" in said
+    assert "open: engine.py: not compared: Python cannot read it: " in said  # the words are the Python version's
     assert "rot: engine.py: not compared: Python cannot decode it as rot13: 'rot13' is not a text encoding" in said
     assert "pun: engine.py: not compared: its coding cookie names punycode, which is not decoded here" in said
     assert "bad: engine.py: not compared: Python cannot decode it as utf-8: 'utf-8' codec can't decode" in said

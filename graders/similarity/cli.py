@@ -113,7 +113,7 @@ def tell(result: Result, out: Path) -> None:
     for line in result.left_out:
         say(line)
     for chain in matching.linked(result.matches):
-        say(f"linked through pairs: {report.chain_text(chain)}")
+        say(f"linked through pairs: {report.chain_text(chain, most=report.CHAIN)}")
     for n, m in enumerate(result.matches[:TOP], 1):
         share_a, share_b = m.overlap.similarity
         say(f"{n}. {m.a} and {report.other(m)}: {share_a:.0%} / {share_b:.0%}, {m.overlap.matched} tokens")

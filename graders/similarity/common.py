@@ -66,7 +66,7 @@ def set_aside(bodies: dict[str, Body], common: dict[int, int]) -> SetAside:
 def _lines(found: Body, tokens: np.ndarray) -> set[tuple[int, int]]:
     """The (file, line) of each token marked in `tokens`."""
     at = np.flatnonzero(tokens)
-    return {(int(f), found.texts[int(f)].count("\n", 0, int(s))) for f, s in zip(found.file_of[at], found.starts[at])}
+    return set(zip(found.file_of[at].tolist(), found.lines[at].tolist()))
 
 
 def _block(name: str, found: Body, start: int, end: int, bodies: dict[str, Body], common: dict[int, int]) -> Block:

@@ -41,6 +41,7 @@ class Body:
     file_of: np.ndarray  # per token: the index of its file
     starts: np.ndarray  # per token: its offsets in its file's text
     ends: np.ndarray
+    lines: np.ndarray  # per token: its line (from 0) in its file
     positions: dict[int, list[int]]
     keys: frozenset[int]
     coverage: int  # tokens the fingerprints cover: what a similarity is a share of
@@ -98,7 +99,7 @@ def body(files: dict[str, tuple[str, list[Token]]], boilerplate: np.ndarray) -> 
     `boilerplate` (sorted hashes)."""
     names = tuple(sorted(files))
     positions: dict[int, list[int]] = {}
-    file_of, starts, ends = [], [], []
+    file_of, starts, ends, lines = [], [], [], []
     for index, name in enumerate(names):
         found = files[name][1]
         hashes = kgram_hashes([token.symbol for token in found])
@@ -110,12 +111,15 @@ def body(files: dict[str, tuple[str, list[Token]]], boilerplate: np.ndarray) -> 
         file_of += [index] * len(found)
         starts += [token.start for token in found]
         ends += [token.end for token in found]
+        newlines = np.flatnonzero(np.frombuffer(files[name][0].encode("utf-32-le"), dtype=np.uint32) == 10)
+        lines += np.searchsorted(newlines, [token.start for token in found]).tolist()
     return Body(
         names,
         tuple(files[name][0] for name in names),
         np.array(file_of, dtype=np.int64),
         np.array(starts, dtype=np.int64),
         np.array(ends, dtype=np.int64),
+        np.array(lines, dtype=np.int64),
         positions,
         frozenset(positions),
         covered(positions, len(file_of)),

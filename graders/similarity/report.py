@@ -31,6 +31,7 @@ from .matching import Match, linked
 SHOWN = 10  # pairs shown side by side in similarity.html itself
 PAGES = 300  # further pairs given a page of their own; similarity.csv lists them all
 PAIRS_FOLDER = "similarity-pairs"
+CHAIN = 6  # pairs of a chain of linked students said in summary.md and on the terminal
 CONTEXT = 3  # unmatched lines shown around each matched one
 COLUMNS = [
     "student",
@@ -243,17 +244,20 @@ def write_html(
     return output_files.write_new(out, "similarity.html", page(matches, bodies, facts, aside, students).encode())
 
 
-def chain_text(chain: list[Match], quote: Callable[[str], str] = str) -> str:
-    """Students linked through pairs, drawn as the pairs with their scores (ids through `quote`)."""
-    return "; ".join(
-        f"{quote(m.a)} and {quote(m.b)} {m.overlap.similarity[0]:.0%} / {m.overlap.similarity[1]:.0%}" for m in chain
+def chain_text(chain: list[Match], quote: Callable[[str], str] = str, most: int = 0) -> str:
+    """Students linked through pairs, drawn as the pairs with their scores (ids through
+    `quote`); the first `most` pairs when more (0: all), the rest counted."""
+    shown = chain[:most] if most else chain
+    text = "; ".join(
+        f"{quote(m.a)} and {quote(m.b)} {m.overlap.similarity[0]:.0%} / {m.overlap.similarity[1]:.0%}" for m in shown
     )
+    return text + (f"; and {len(chain) - len(shown)} more pairs (similarity.html)" if len(chain) > len(shown) else "")
 
 
 def set_aside_fact(aside: SetAside, students: int, quote: Callable[[str], str] = str) -> str:
     """What was set aside as common, and the largest block of it (its student and file through `quote`)."""
-    said = f"set aside as common: {aside.lines} of {aside.of_lines} lines of students' own code (the class's, summed), in {aside.students}"
-    said += " students' code"
+    said = f"set aside as common: {aside.lines} of {aside.of_lines} lines of students' own code (the class's, summed)"
+    said += f", in {aside.students} students' code"
     block = aside.largest
     if block is None:
         return said
@@ -274,7 +278,7 @@ def summary_section(
     if aside is not None:
         lines.append(f"- {set_aside_fact(aside, students, markdown)}")
     lines += [f"- {markdown(why)}" for why in left_out]
-    lines += [f"- linked through pairs: {chain_text(chain, markdown)}" for chain in linked(matches)]
+    lines += [f"- linked through pairs: {chain_text(chain, markdown, CHAIN)}" for chain in linked(matches)]
     for m in matches[:top]:
         lines.append(
             f"- {markdown(m.a)} and {markdown(other(m))}: {m.overlap.similarity[0]:.0%} / "

@@ -67,9 +67,6 @@ def tokens(text: str) -> list[Token]:
     for line in text.split("\n"):
         offsets.append(offsets[-1] + len(line) + 1)
 
-    def at(position: tuple[int, int]) -> int:
-        return offsets[position[0] - 1] + position[1] if position[0] <= len(offsets) - 1 else len(text)
-
     kept: list[Token] = []
     strings: list[int] = []  # a run of strings: its start, its end, whether it opens a statement
     opens = True  # the next token opens a statement
@@ -79,16 +76,18 @@ def tokens(text: str) -> list[Token]:
             kind = found.type
             if fstring_depth or kind == _FSTRING_START:
                 fstring_depth += (kind == _FSTRING_START) - (kind == _FSTRING_END)
-                fstring_start = at(found.start) if fstring_depth == 1 and kind == _FSTRING_START else fstring_start
+                if fstring_depth == 1 and kind == _FSTRING_START:
+                    fstring_start = offsets[found.start[0] - 1] + found.start[1]
                 if fstring_depth:
                     continue
                 kind, start = tokenize.STRING, fstring_start
-            else:
-                start = at(found.start)
-            if kind in _DROPPED or (kind == tokenize.ERRORTOKEN and not found.string.strip()):
+            elif kind in _DROPPED or (kind == tokenize.ERRORTOKEN and not found.string.strip()):
                 continue
+            else:
+                start = offsets[found.start[0] - 1] + found.start[1]
+            end = offsets[found.end[0] - 1] + found.end[1]
             if kind == tokenize.STRING:
-                strings = [strings[0], at(found.end), strings[2]] if strings else [start, at(found.end), opens]
+                strings = [strings[0], end, strings[2]] if strings else [start, end, opens]
                 opens = False
                 continue
             ends_statement = kind in (tokenize.NEWLINE, tokenize.ENDMARKER) or found.string == ";"
@@ -97,7 +96,7 @@ def tokens(text: str) -> list[Token]:
             strings = []
             opens = ends_statement
             if not ends_statement:
-                kept.append(Token(_symbol(kind, found.string), start, at(found.end)))
+                kept.append(Token(_symbol(kind, found.string), start, min(end, len(text))))
     except (tokenize.TokenError, SyntaxError) as error:  # SyntaxError: IndentationError, and 3.12's errors
         message = error.args[0] if error.args else type(error).__name__
         raise Unreadable(f"Python cannot read it: {message}") from None
