@@ -26,7 +26,7 @@ import pytest
 from . import intake, output_files, reference_cache, root_cause, upload_check
 from .escape import json_text, say, terminal, untrusted
 from .grading_run import GradingRun
-from .isolation import identity, sandbox, selftest
+from .isolation import child_python, identity, sandbox, selftest
 from .kit import SUITES
 from .parts import PARTS
 from .plugin import Grading
@@ -176,6 +176,7 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
     extra = {
         "seed": seed,
         "isolation": level,
+        "python": child_python.describe(),  # the child's: the kit's own at every level (child_python.py)
         "trusted": level != "local",
         "official": options.official,
         "self_test": seen,

@@ -62,11 +62,11 @@ def test_the_import_proof_is_made_once(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_childs_numpy_is_a_root_owned_read_only_copy_that_a_grading_uid_imports(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    python = sandbox.python_for("user")  # the kit's Python, or its copy in the real home (child_python.py)
     home = Path(tempfile.mkdtemp(prefix="minigrad-home-"))  # under /tmp: the grading uid can reach it
     home.chmod(0o755)
     monkeypatch.setattr(child_numpy, "HOME", home / "lib")
     try:
-        python = sandbox.python_for("user")
         suffixes = sandbox._extension_suffixes(python)
         copy = child_numpy.copy_for(python, suffixes[0].strip(".").removesuffix(".so"))
         assert copy is not None and copy.parent == home / "lib" and ROOT not in copy.parents

@@ -4,8 +4,9 @@ Asked to (`hide`), it reports what it can see that it must not: the parent's loo
 a canary file beside the hidden suites, the canary in any process's environment. Asked to
 (`imports`), it reports whether it can import what the course promises students: the standard
 library and NumPy (from the folder the parent passes, as the runner gets it), and use NumPy's
-compiled core. Output: one JSON line, {"network", "canary", "environ"} and/or {"imports": null
-or what failed}.
+compiled core; and that it runs the parent's own Python (`version`, the parent's sys.version):
+a copied interpreter whose libpython was found elsewhere would be another build. Output: one
+JSON line, {"network", "canary", "environ"} and/or {"imports": null or what failed}.
 """
 
 import json
@@ -45,8 +46,10 @@ def hidden(request: dict) -> dict:
     return seen
 
 
-def imports() -> str | None:
-    """None when every promised import works; else the first failure, as Python words it."""
+def imports(version: str | None) -> str | None:
+    """None when every promised import works on the parent's Python; else the first failure."""
+    if version is not None and sys.version != version:
+        return f"the child runs another Python: {sys.version}, not the kit's {version}"
     try:
         for name in (*STDLIB, "numpy"):
             __import__(name)
@@ -62,5 +65,5 @@ def imports() -> str | None:
 request = json.loads(sys.stdin.read())
 answer = hidden(request["hide"]) if "hide" in request else {}
 if request.get("imports"):
-    answer["imports"] = imports()
+    answer["imports"] = imports(request.get("version"))
 print(json.dumps(answer))

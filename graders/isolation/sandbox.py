@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import child_numpy, namespaces
+from . import child_numpy, child_python, namespaces
 from .identity import Identity, kill_processes
 from .processes import adopt_orphans
 
@@ -66,13 +66,9 @@ class ChildResult:
 
 
 def python_for(level: str) -> str:
-    """The interpreter the child runs: one the grading uid can read (`-I -S`: no site, no env)."""
-    if level == "local":
-        return sys.executable
-    for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):
-        if child_numpy.readable_by_all(Path(candidate)):
-            return candidate
-    raise RuntimeError("no Python interpreter readable by the sandbox user; install Debian's python3")
+    """The interpreter the child runs (`-I -S`: no site, no env): the kit's own, at the bwrap and
+    user levels where the grading uid can read it (child_python.py), never another Python."""
+    return sys.executable if level == "local" else child_python.executable()
 
 
 DEBIAN_PACKAGES = Path("/usr/lib/python3/dist-packages")  # Debian's python3-numpy lives here
@@ -205,6 +201,7 @@ def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] 
     if not str(python_home).startswith("/usr"):
         system += ["--ro-bind", str(python_home), str(python_home)]
     size = str(TMPFS_BYTES)
+    env = {**ONE_THREAD, **child_python.environment(python)}
     return [
         "bwrap",
         "--unshare-all",
@@ -213,7 +210,12 @@ def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] 
         "--clearenv",
         "--setenv",
         *FIXED_HASH,
-        *(arg for name, value in ONE_THREAD.items() for arg in ("--setenv", name, value)),
+        *(arg for name, value in env.items() for arg in ("--setenv", name, value)),
+        # /tmp first: a Python or NumPy that lives under /tmp (a venv made there) is bound over it, not hidden
+        "--size",
+        size,
+        "--tmpfs",
+        "/tmp",
         *system,
         *_numpy_mounts(numpy),
         "--ro-bind",
@@ -228,10 +230,6 @@ def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] 
         size,
         "--tmpfs",
         "/dev/shm",
-        "--size",
-        size,
-        "--tmpfs",
-        "/tmp",
         "--chdir",
         "/tmp",
         python,
@@ -287,6 +285,8 @@ def run(
     env = dict([FIXED_HASH], **ONE_THREAD)
     if isolation.level == "local":
         env.update(PATH=os.environ.get("PATH", ""), LANG="C.UTF-8")
+    else:
+        env.update(child_python.environment(python_for(isolation.level)))
     identity = isolation.runs_as
     adopt_orphans()  # the sandbox's inner processes come back to us to be reaped (set once)
     start = time.monotonic()

@@ -35,6 +35,7 @@ from .identity import Identity
 
 MUST_HIDE = {"bwrap": {"network", "canary", "environ"}, "user": {"network", "canary", "environ"}, "local": set()}
 ENV_KEY = "MINIGRAD_GRADER_CANARY"
+RUNS_ANOTHER = "the child runs another Python"  # the probe's words (child/probe.py)
 
 
 @contextmanager
@@ -88,7 +89,8 @@ def missing_imports(isolation: sandbox.Isolation, who: Identity | None) -> str |
         return None
     workdir, _ = prepare_workdir(None, who)
     try:
-        result = sandbox.run(isolation, workdir, "probe.py", b'{"imports": true}', timeout=60)
+        asked = json.dumps({"imports": True, "version": sys.version}).encode()
+        result = sandbox.run(isolation, workdir, "probe.py", asked, timeout=60)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     try:
@@ -105,13 +107,19 @@ def missing_imports(isolation: sandbox.Isolation, who: Identity | None) -> str |
     return (
         f"the grading's child ({isolation.level} level, {python}, {where}) cannot import what the course "
         f"promises: {problem}. No grade is written: every honest part-4 engine would score 0. "
-        f"Fix: {_fix(python, numpy)}."
+        f"Fix: {_fix(python, numpy, problem)}."
     )
 
 
-def _fix(python: str, numpy: Path | None) -> str:
-    """What gives the child a NumPy it can load, as this machine stands."""
-    system = "`apt-get install python3-numpy`"
+def _fix(python: str, numpy: Path | None, problem: str) -> str:
+    """What gives the child the kit's Python and a NumPy it can load, as this machine stands."""
+    system = "`apt-get install python3-numpy`"  # Debian's NumPy is built for Debian's Python only
+    if Path(python).parent != Path("/usr/bin"):
+        system = f"install the kit's NumPy again (`{sys.executable} -m pip install --force-reinstall numpy`)"
+    if problem.startswith(RUNS_ANOTHER) and child_numpy.HOME in Path(python).parents:
+        return f"remove {Path(python).parent.parent} (the grader copies the kit's Python again)"
+    if problem.startswith(RUNS_ANOTHER):
+        return f"run the grader with {python}, the Python its .venv was made with"
     if os.environ.get(child_numpy.OVERRIDE) is not None:
         return f"point ${child_numpy.OVERRIDE} at a folder holding numpy/ built for {python}, or unset it"
     if numpy is not None and child_numpy.HOME in numpy.parents:
