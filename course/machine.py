@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-OLDEST = (3, 11)  # Debian 12's 3.11.2 is the oldest Python the tests run on
+OLDEST = (3, 10)  # Ubuntu 22.04's 3.10 (Gradescope's usual image); CI grades under 3.10 to 3.13 (.ci/run)
 PACKAGES = {"venv": "python3-venv", "bubblewrap": "bubblewrap", "graphviz": "graphviz"}
 WITHOUT = {
     "venv": "`python3 -m venv` cannot make .venv",

@@ -9,10 +9,14 @@ longer matches a mutant, or whose mutant a test killed after all (then it was no
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomllib
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # tomllib is tomli, taken into the standard library in 3.11; the instructor extra installs it before
+    import tomli as tomllib
 
 ALLOW_LIST = Path(__file__).resolve().parent / "equivalent.toml"
 
