@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import io
 import json
 import os
 import subprocess
@@ -307,3 +308,69 @@ def test_a_finished_grade_never_moves_to_another_key(tmp_path: Path) -> None:
     }
     assert "graded now: 1, unchanged and kept: 0" in said["second"]  # not 102's grade, kept for 101
     assert json.loads((out / "josé" / "grading.json").read_text())["keys"]["canvas_user_id"] == "101"
+
+
+def test_a_gradescope_submission_that_breaks_a_rule_is_its_own_refusal(tmp_path: Path) -> None:
+    """Each submission of an export zip is unpacked under its own budget: a path out of its
+    folder refuses that submission, with the reason, and the others are read."""
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as bundle:
+        bundle.writestr("../../escaped.py", "x = 1\n")
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as bundle:
+        bundle.writestr(
+            "assignment_1_export/submission_metadata.yml",
+            "submission_1:\n  :submitters:\n  - :name: Ann\n    :sid: a1\n"
+            "submission_2:\n  :submitters:\n  - :name: Bo\n    :sid: b2\n",
+        )
+        bundle.writestr("assignment_1_export/submission_1/engine.py", "y = 2\n")
+        bundle.writestr("assignment_1_export/submission_2/hw.zip", inner.getvalue())
+    layout, found, _ = collect(export, tmp_path)
+    assert layout == "gradescope" and (found["a1"].folder / "engine.py").read_text() == "y = 2\n"
+    assert found["b2"].folder is None
+    assert found["b2"].refused == "hw.zip: a member has a path out of its folder (..): '../../escaped.py'"
+    assert not (tmp_path / "escaped.py").exists()
+
+
+@needs_isolation
+def test_file_times_extensions_and_grace_on_the_command_line(tmp_path: Path) -> None:
+    """Folders carry no platform time: no lateness unless --file-times, which is said on the run;
+    an extension (by the folder's key) moves one student's due, the grace forgives an hour, and
+    per-hour:5 takes 5% of 12 for each started hour after it (bo: 1.5 h, so 2 hours, 1.2)."""
+    for student, when in (("ann", "2026-11-20T17:30:00+00:00"), ("bo", "2026-11-21T21:30:00+00:00")):
+        files = platform_class.files_of(platform_class.Student(1, "", "", "ada-correct.json", "loose", 0), tmp_path)
+        (tmp_path / "class" / student / "minigrad").mkdir(parents=True)
+        for name, data in files.items():
+            (tmp_path / "class" / student / "minigrad" / name).write_bytes(data)
+            moment = datetime.datetime.fromisoformat(when).timestamp()
+            os.utime(tmp_path / "class" / student / "minigrad" / name, (moment, moment))
+    (tmp_path / "extensions.csv").write_text("key,due\nbo,2026-11-21T19:00:00Z\n")
+    late = ("--due", "2026-11-20T17:00:00Z", "--grace", "1", "--late-policy", "per-hour:5")
+    for extra, out in (((), "plain"), (("--file-times", "--extensions", str(tmp_path / "extensions.csv")), "timed")):
+        with grader_tmp() as tmp:
+            run = subprocess.run(
+                [sys.executable, "-m", "graders.class_grading.cli", str(tmp_path / "class"), "--out"]
+                + [str(tmp_path / out), "--parts", "checkpoint", "--jobs", "1", *late, *extra],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**os.environ, "TMPDIR": str(tmp)},
+            )
+        assert run.returncode == 0, run.stderr[-3000:]
+        with (tmp_path / out / "grades.csv").open(newline="", encoding="utf-8") as file:
+            rows = {row["student"]: row for row in csv.DictReader(file)}
+        seen = {
+            s: (r["submitted_at"], r["due"], r["late"], r["penalty"], r["total_after_late"]) for s, r in rows.items()
+        }
+        if out == "plain":
+            assert "--file-times" not in run.stdout
+            assert seen == {
+                "ann": ("", "2026-11-20T17:00:00+00:00", "", "0", "12"),
+                "bo": ("", "2026-11-20T17:00:00+00:00", "", "0", "12"),
+            }
+        else:
+            assert "--file-times: 2 hand-in times are files' modification times" in run.stdout
+            assert seen == {
+                "ann": ("2026-11-20T17:30:00+00:00", "2026-11-20T17:00:00+00:00", "", "0", "12"),  # in the grace
+                "bo": ("2026-11-21T21:30:00+00:00", "2026-11-21T19:00:00+00:00", "late", "1.2", "10.8"),  # own due
+            }

@@ -11,10 +11,13 @@
 Only the student's upload is found here; where the package is inside it is the grader's own
 intake's job, so every layout gets the same rules and the same refusals. An upload that holds
 archives is copied into staging first (code and archives only, each archive unpacked by
-archives.py's rules): the submissions folder is never written to. Each student's id comes
-from the layout's own key, and those keys (Canvas user id, Gradescope submission id and SIDs,
+archives.py's rules, and its files combined: combine.py): the submissions folder is never
+written to. Each student's id comes from their name and the layout's own key, and those keys
+(Canvas user and attachment ids, Gradescope submission id and SIDs, Moodle participant id,
 nbgrader id, GitHub login, folder) travel with the submission as columns of grades.csv, so an
-LMS import needs no matching by name.
+LMS import or a roster needs no matching by name. A hand-in time comes only from the platform's
+record (`submitted_at`); the files' newest modification time is kept apart (`file_time`), for
+`--file-times` alone.
 """
 
 from __future__ import annotations
