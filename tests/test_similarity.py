@@ -119,7 +119,7 @@ def test_a_disguised_copy_ranks_first_and_independent_engines_and_untouched_rele
 
 
 def body(text: str) -> fingerprints.Body:
-    return fingerprints.body({"engine.py": (text, tokens.tokens(text))}, release.boilerplate().hashes)
+    return fingerprints.body({"engine.py": (text, tokens.tokens(text)[0])}, release.boilerplate().hashes)
 
 
 def test_what_falls_below_the_threshold_is_far_below(tmp_path):
@@ -304,6 +304,8 @@ def test_a_cookie_python_refuses_or_a_slow_codec_is_a_reason_shown(tmp_path, cap
         "pun": b"# coding: punycode\n" + CLOSURES.encode(),
         "bad": CLOSURES.encode() + b"\n# \xff\xfe\n",
         "open": CLOSURES.encode() + b"\nx = (\n",
+        "wide": CLOSURES.encode() + b"\nx = " + b"(" * 5000 + b"\n",  # tokenize took 119 s over 4 MiB of these
+        "huge": b"x = 1\n" * 40_000,  # 160,000 tokens, where the reference's package has 9,000 that count
     }.items():
         package = submissions / student / "minigrad"
         shutil.copytree(release.RELEASE, package, ignore=shutil.ignore_patterns("__pycache__", "data"))
@@ -311,7 +313,9 @@ def test_a_cookie_python_refuses_or_a_slow_codec_is_a_reason_shown(tmp_path, cap
     rows = similar(submissions, tmp_path / "out")
     said = capsys.readouterr().out
     assert rows_of(rows) == [("ann", "cat", "0.998", "0.994", "engine.py", "engine.py")]
-    assert "files not read: 4" in said
+    assert "files not read: 6" in said
+    assert "wide: engine.py: not compared: line 258 is over 2000 characters; not read" in said
+    assert "huge: engine.py: not compared: over 100000 tokens of Python in this student's files; not read" in said
     assert "open: engine.py: not compared: Python cannot read it: " in said  # the words are the Python version's
     assert "rot: engine.py: not compared: Python cannot decode it as rot13: 'rot13' is not a text encoding" in said
     assert "pun: engine.py: not compared: its coding cookie names punycode, which is not decoded here" in said

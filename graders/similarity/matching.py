@@ -61,11 +61,12 @@ class Match:
 
 def read(files: dict[str, bytes], boilerplate: np.ndarray) -> Read:
     """A source's files decoded and tokenised as Python reads them, as one body."""
-    readable, unreadable = {}, []
+    readable, unreadable, budget = {}, [], tokens.MAX_TOKENS
     for name, data in sorted(files.items()):
         try:
             text = tokens.decode(data)
-            readable[name] = (text, tokens.tokens(text))
+            found, used = tokens.tokens(text, budget)
+            readable[name], budget = (text, found), budget - used
         except tokens.Unreadable as why:
             unreadable.append(f"{name}: not compared: {why}")
     return Read(body(readable, boilerplate), unreadable)

@@ -48,7 +48,7 @@ def boilerplate(release: Path = RELEASE) -> Boilerplate:
         history = set()
         note = f"its current files only: not a git checkout, or git failed ({error})"
     texts |= history
-    hashes = [fingerprints.all_hashes([t.symbol for t in tokens.tokens(tokens.decode(text))]) for text in texts]
+    hashes = [fingerprints.all_hashes([t.symbol for t in tokens.tokens(tokens.decode(text))[0]]) for text in texts]
     return Boilerplate(np.unique(np.concatenate(hashes)), len(texts), note)
 
 

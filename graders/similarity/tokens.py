@@ -14,7 +14,10 @@ lies in the decoded text, so a match is shown on the student's own lines.
 A file Python itself could not run (no decoding, a NUL, an unclosed bracket) is refused with
 the reason, never compared as something else. Two codecs Python accepts take time quadratic in
 the input to decode (punycode, and idna, which uses it): 80 KB of punycode takes minutes, so a
-cookie naming them is refused as well.
+cookie naming them is refused as well. And `tokenize` is Python code, about 15 us a token, with
+regular expressions that take seconds over one long line: 4 MiB of `(` took 119 s, a 4 MiB
+number 27 s. So a line longer than MAX_LINE is refused before tokenizing, and tokenizing stops
+at a budget of tokens (a student's whole package, the reference's is 9,000 tokens that count).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import tokenize
 from dataclasses import dataclass
 
 SLOW_CODECS = frozenset({"punycode", "idna"})
+MAX_LINE = 2000  # characters in a line; the reference's longest is 120
+MAX_TOKENS = 100_000  # tokens Python's tokenize yields for one student (comments and line ends too)
 _DROPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING})
 # Python 3.12 splits an f-string into parts; before, it is one STRING token.
 _FSTRING_START = getattr(tokenize, "FSTRING_START", None)
@@ -61,18 +66,24 @@ def decode(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8)
 
 
-def tokens(text: str) -> list[Token]:
-    """The tokens of decoded `text` that make the program (see the module's docstring)."""
+def tokens(text: str, budget: int = MAX_TOKENS) -> tuple[list[Token], int]:
+    """The tokens of decoded `text` that make the program (see the module's docstring), and
+    how many tokens `tokenize` yielded, or Unreadable past MAX_LINE or `budget` tokens."""
     offsets = [0]
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), 1):
+        if len(line) > MAX_LINE:
+            raise Unreadable(f"line {number} is over {MAX_LINE} characters; not read")
         offsets.append(offsets[-1] + len(line) + 1)
 
     kept: list[Token] = []
     strings: list[int] = []  # a run of strings: its start, its end, whether it opens a statement
     opens = True  # the next token opens a statement
-    fstring_depth, fstring_start = 0, 0
+    fstring_depth, fstring_start, yielded = 0, 0, 0
     try:
         for found in tokenize.generate_tokens(io.StringIO(text).readline):
+            yielded += 1
+            if yielded > budget:
+                raise Unreadable(f"over {MAX_TOKENS} tokens of Python in this student's files; not read")
             kind = found.type
             if fstring_depth or kind == _FSTRING_START:
                 fstring_depth += (kind == _FSTRING_START) - (kind == _FSTRING_END)
@@ -100,7 +111,7 @@ def tokens(text: str) -> list[Token]:
     except (tokenize.TokenError, SyntaxError) as error:  # SyntaxError: IndentationError, and 3.12's errors
         message = error.args[0] if error.args else type(error).__name__
         raise Unreadable(f"Python cannot read it: {message}") from None
-    return kept
+    return kept, yielded
 
 
 def _symbol(kind: int, string: str) -> str:
