@@ -215,6 +215,21 @@ def test_a_download_of_nobody_stops_with_what_it_holds(make: str, said: str, tmp
 # --- one class through the four platforms -------------------------------------------------------
 
 
+def minigrad_class(submissions: Path, out: Path, *options: str) -> subprocess.CompletedProcess:
+    """The class command on the quiz alone, in a fresh process whose temporary folder must end up empty."""
+    with grader_tmp() as work:
+        run = subprocess.run(
+            [sys.executable, "-m", "graders.class_grading.cli", str(submissions), "--out", str(out)]
+            + ["--parts", "checkpoint", *options],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**os.environ, "TMPDIR": str(work)},
+        )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run
+
+
 def rows_by_student(out: Path, key: str, offset: int) -> dict[int, dict[str, str]]:
     with (out / "grades.csv").open(newline="", encoding="utf-8") as file:
         rows = list(csv.DictReader(file))
@@ -238,16 +253,7 @@ def test_identical_files_give_identical_grades_through_every_platform(delivered:
     }
     for platform, (given, *flags) in runs.items():
         options = [flag if flag.startswith("--") else str(delivered / flag) for flag in flags]
-        with grader_tmp() as work:
-            run = subprocess.run(
-                [sys.executable, "-m", "graders.class_grading.cli", str(delivered / given), "--out"]
-                + [str(tmp_path / platform), "--parts", "checkpoint", "--jobs", "2", *policy, *options],
-                capture_output=True,
-                text=True,
-                timeout=900,
-                env={**os.environ, "TMPDIR": str(work)},
-            )
-        assert run.returncode == 0, run.stderr[-3000:]
+        run = minigrad_class(delivered / given, tmp_path / platform, "--jobs", "2", *policy, *options)
         assert "not on the roster" not in run.stdout and "no submission" not in run.stdout
     tables = {
         "canvas": rows_by_student(tmp_path / "canvas", "canvas_user_id", 1000),
@@ -288,16 +294,7 @@ def test_a_finished_grade_never_moves_to_another_key(tmp_path: Path) -> None:
             for name, user in students:
                 for n, (file, data) in enumerate(sorted(ada.items())):
                     bundle.writestr(f"{name}_{user}_{int(user) * 100 + n}_{file}", data)
-        with grader_tmp() as tmp:
-            run = subprocess.run(
-                [sys.executable, "-m", "graders.class_grading.cli", str(archive), "--out", str(out)]
-                + ["--parts", "checkpoint", "--jobs", "1", *(["--resume"] if step != "first" else [])],
-                capture_output=True,
-                text=True,
-                timeout=600,
-                env={**os.environ, "TMPDIR": str(tmp)},
-            )
-        assert run.returncode == 0, run.stderr[-3000:]
+        run = minigrad_class(archive, out, "--jobs", "1", *(["--resume"] if step != "first" else []))
         said[step] = run.stdout
         with (out / "grades.csv").open(newline="", encoding="utf-8") as file:
             seen[step] = {row["student"]: (row["canvas_user_id"], row["total"]) for row in csv.DictReader(file)}
@@ -347,16 +344,7 @@ def test_file_times_extensions_and_grace_on_the_command_line(tmp_path: Path) -> 
     (tmp_path / "extensions.csv").write_text("key,due\nbo,2026-11-21T19:00:00Z\n")
     late = ("--due", "2026-11-20T17:00:00Z", "--grace", "1", "--late-policy", "per-hour:5")
     for extra, out in (((), "plain"), (("--file-times", "--extensions", str(tmp_path / "extensions.csv")), "timed")):
-        with grader_tmp() as tmp:
-            run = subprocess.run(
-                [sys.executable, "-m", "graders.class_grading.cli", str(tmp_path / "class"), "--out"]
-                + [str(tmp_path / out), "--parts", "checkpoint", "--jobs", "1", *late, *extra],
-                capture_output=True,
-                text=True,
-                timeout=600,
-                env={**os.environ, "TMPDIR": str(tmp)},
-            )
-        assert run.returncode == 0, run.stderr[-3000:]
+        run = minigrad_class(tmp_path / "class", tmp_path / out, "--jobs", "1", *late, *extra)
         with (tmp_path / out / "grades.csv").open(newline="", encoding="utf-8") as file:
             rows = {row["student"]: row for row in csv.DictReader(file)}
         seen = {
