@@ -126,7 +126,7 @@ def copydetect(submissions: Path, out: Path) -> dict[frozenset[str], float]:
 DOLOS_SCRIPT = """
 const { Dolos } = require("@dodona/dolos-lib");
 (async () => {
-  const files = process.argv.slice(2);
+  const files = process.argv.slice(1);  // under `node -e`, the first argument is argv[1]
   const report = await new Dolos({ language: "python" }).analyzePaths(files);
   for (const pair of report.allPairs()) {
     console.log([pair.leftFile.path, pair.rightFile.path, pair.similarity].join("\\t"));
