@@ -77,7 +77,7 @@ class Overlap:
 
     matched: int
     similarity: tuple[float, float]
-    places: list[Place]
+    places: list[Place]  # filled for the pairs reported only (places())
 
 
 @functools.cache
@@ -146,14 +146,14 @@ def compare(a: Body, b: Body) -> Overlap | None:
         return None
     where_a, where_b = find_fingerprint_overlap(a.keys, b.keys, a.positions, b.positions)
     matched_a, matched_b = (_tokens(get_copied_slices(where, K)) for where in (where_a, where_b))
-    return Overlap(min(matched_a, matched_b), (matched_a / a.coverage, matched_b / b.coverage), _places(a, b))
+    return Overlap(min(matched_a, matched_b), (matched_a / a.coverage, matched_b / b.coverage), [])
 
 
 def _tokens(slices: np.ndarray) -> int:
     return int(np.sum(slices[1] - slices[0])) if slices.size else 0
 
 
-def _places(a: Body, b: Body) -> list[Place]:
+def places(a: Body, b: Body) -> list[Place]:
     """The shared fingerprints' places paired across the bodies, by pair of files: each
     fingerprint's places in `a` with its places in `b` (in order when it is found more than
     PAIRED times on both sides, as repeated code is)."""

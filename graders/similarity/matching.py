@@ -22,13 +22,13 @@ import hashlib
 import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
 
 from . import tokens
-from .fingerprints import Body, Overlap, body, compare
+from .fingerprints import Body, Overlap, body, compare, places
 from .sources import Source
 
 THRESHOLD = 0.5  # the default share of a body's own code found in the other
@@ -106,7 +106,11 @@ def find(sources: list[Source], bodies: dict[str, Body], threshold: float) -> li
     works = sorted(s.name for s in sources if s.corpus)
     found = [_match(a, b, bodies, False) for i, a in enumerate(students) for b in students[i + 1 :]]
     found += [_match(a, work, bodies, True) for work in works for a in students]
-    kept = [m for m in found if m is not None and m.score >= threshold and m.overlap.matched >= MIN_MATCHED]
+    kept = [
+        replace(m, overlap=replace(m.overlap, places=places(bodies[m.a], bodies[m.b])))
+        for m in found
+        if m is not None and m.score >= threshold and m.overlap.matched >= MIN_MATCHED
+    ]
     return sorted(kept, key=lambda m: (-round(m.score, 6), -m.overlap.matched, m.a, m.b))
 
 
