@@ -2,10 +2,12 @@
 
 Canvas and Moodle keep every file a student attached to their latest submission: `engine.py`
 and `nn.py` uploaded one by one, a zip of the rest, a tar with a nested `hw1/minigrad/`. They
-are one submission, so their modules are gathered into one `minigrad/`: the files uploaded
-loose, and those of every folder that holds the package (named `minigrad`, or holding an
-`engine.py`). Only when no module name comes twice: two copies of a file are the intake's to
-choose between (by content, and said), never a silent merge.
+are one submission: when the package's modules lie in more than one place (the files uploaded
+loose, and every folder that holds the package: named `minigrad`, or holding an `engine.py`),
+they are gathered into one `minigrad/` beside the upload, and said. Only when no module name
+comes twice: two copies of a file are the intake's to choose between (by content, and said),
+never a silent merge. A package in one place is graded where it is, so `found_in` still says
+where the student put it.
 """
 
 from __future__ import annotations
