@@ -362,3 +362,21 @@ def test_file_times_extensions_and_grace_on_the_command_line(tmp_path: Path) -> 
                 "ann": ("2026-11-20T17:30:00+00:00", "2026-11-20T17:00:00+00:00", "", "0", "12"),  # in the grace
                 "bo": ("2026-11-21T21:30:00+00:00", "2026-11-21T19:00:00+00:00", "late", "1.2", "10.8"),  # own due
             }
+
+
+@needs_isolation
+def test_canvas_late_without_times_is_late_by_an_unknown_amount(delivered: Path, tmp_path: Path) -> None:
+    """Canvas's download marks LATE and gives no time: a per-day policy cannot count days, so it
+    takes nothing and the run names the student, instead of guessing one day."""
+    policy = ("--due", platform_class.DUE.isoformat(), "--late-policy", "per-day:10")
+    run = minigrad_class(delivered / "canvas" / "submissions.zip", tmp_path / "out", "--jobs", "2", *policy)
+    with (tmp_path / "out" / "grades.csv").open(newline="", encoding="utf-8") as file:
+        rows = {row["student"]: row for row in csv.DictReader(file)}
+    late = {
+        s: (r["late"], r["submitted_at"], r["hours_late"], r["penalty"], r["total_after_late"]) for s, r in rows.items()
+    }
+    assert late["o-brienravi"] == ("late", "", "", "", "11")
+    assert late["chenyuki"] == ("", "", "", "0", "10")
+    assert (
+        "late by the platform's mark with no hand-in time, so per-day took nothing: o-brienravi (Canvas: " in run.stdout
+    )

@@ -39,7 +39,7 @@ PARALLEL_FROM = 40  # sources; fewer are read in this process (a pool costs more
 
 @dataclass(frozen=True)
 class Read:
-    """A source's body, and the files it could not read with the reasons."""
+    """A source's body, and the files it could not read (or read only in part) with the reasons."""
 
     body: Body
     unreadable: list[str]
@@ -65,10 +65,13 @@ def read(files: dict[str, bytes], boilerplate: np.ndarray) -> Read:
     for name, data in sorted(files.items()):
         try:
             text = tokens.decode(data)
-            found, used = tokens.tokens(text, budget)
-            readable[name], budget = (text, found), budget - used
+            found = tokens.tokens(text, budget)
         except tokens.Unreadable as why:
             unreadable.append(f"{name}: not compared: {why}")
+            continue
+        readable[name], budget = (text, found.kept), budget - found.yielded
+        if found.stopped:
+            unreadable.append(f"{name}: {found.stopped}")
     return Read(body(readable, boilerplate), unreadable)
 
 

@@ -66,9 +66,18 @@ def decode(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8)
 
 
-def tokens(text: str, budget: int = MAX_TOKENS) -> tuple[list[Token], int]:
-    """The tokens of decoded `text` that make the program (see the module's docstring), and
-    how many tokens `tokenize` yielded, or Unreadable past MAX_LINE or `budget` tokens."""
+@dataclass(frozen=True)
+class Tokens:
+    kept: list[Token]
+    yielded: int  # tokens `tokenize` yielded, the dropped ones too: what the budget counts
+    stopped: str = ""  # why Python reads no further (an unclosed string, a bad dedent), or ""
+
+
+def tokens(text: str, budget: int = MAX_TOKENS) -> Tokens:
+    """The tokens of decoded `text` that make the program (see the module's docstring), or
+    Unreadable past MAX_LINE or `budget` tokens. Where Python could read no further (an
+    unclosed string or bracket, a bad dedent), the tokens before are kept and `stopped` says
+    why: a copy broken at its end is still a copy, and Python reads the same tokens first."""
     offsets = [0]
     for number, line in enumerate(text.split("\n"), 1):
         if len(line) > MAX_LINE:
@@ -110,8 +119,9 @@ def tokens(text: str, budget: int = MAX_TOKENS) -> tuple[list[Token], int]:
                 kept.append(Token(_symbol(kind, found.string), start, min(end, len(text))))
     except (tokenize.TokenError, SyntaxError) as error:  # SyntaxError: IndentationError, and 3.12's errors
         message = error.args[0] if error.args else type(error).__name__
-        raise Unreadable(f"Python cannot read it: {message}") from None
-    return kept, yielded
+        line = text.count("\n", 0, kept[-1].end) + 1 if kept else 0
+        return Tokens(kept, yielded, f"read up to line {line}: Python reads no further ({message})")
+    return Tokens(kept, yielded)
 
 
 def _symbol(kind: int, string: str) -> str:
