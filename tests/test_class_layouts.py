@@ -91,7 +91,8 @@ def test_a_zip_entry_naming_no_student_is_reported(tmp_path: Path) -> None:
     assert lms_zip.unpack(archive, tmp_path / "staging") == (
         [],
         [
-            "notes.txt: the name carries no student (Canvas writes name[_LATE]_userid_fileid_file or anon_id_fileid_file)"
+            "notes.txt: the name carries no student "
+            "(Canvas writes name[_LATE]_userid_fileid_file or anon_id_fileid_file)"
         ],
     )
 
