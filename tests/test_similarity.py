@@ -24,7 +24,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from graders.class_grading import layouts
-from graders.similarity import cli, fingerprints, release, tokens
+from graders.similarity import cli, fingerprints, release, report, tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = Path(__file__).resolve().parent / "similarity"
@@ -459,3 +459,15 @@ def test_the_page_stays_light_and_counts_say_what_they_count(tmp_path, capsys):
     pages = sorted((out / "similarity-pairs").iterdir())
     assert len(pages) == 300 and (out / "similarity-pairs" / "11.html").is_file()
     assert '<a href="similarity-pairs/310.html">310</a>' in page and "similarity-pairs/311.html" not in page
+
+
+def test_pairs_with_much_code_are_fewer_on_the_page(tmp_path, monkeypatch):
+    """Side by side, one pair of these engines is about 30,000 characters: within 70,000, two."""
+    monkeypatch.setattr(report, "SHOWN_CHARACTERS", 70_000)
+    students = {f"s{n}": {"engine.py": CLOSURES.replace("import math", f"import math  # {n}")} for n in range(5)}
+    out = tmp_path / "out"
+    assert len(similar(make_class(tmp_path / "class", students), out, "--common", "0")) == 10
+    page = (out / "similarity.html").read_text(encoding="utf-8")
+    assert page.count('<section id="pair-') == 2 and '<a href="similarity-pairs/3.html">3</a>' in page
+    assert "The first 2 pairs are shown below; the next 8 each on a page of its own" in page
+    assert {path.name for path in (out / "similarity-pairs").iterdir()} == {f"{n}.html" for n in range(3, 11)}

@@ -7,9 +7,9 @@ Everything a student wrote (code, ids, file names, corpus paths) is escaped by
 The pages also forbid scripts and every outside load (their Content-Security-Policy), so even a
 mistake in escaping could run nothing.
 
-similarity.html stays light for a large class: the first SHOWN pairs side by side, every pair in
-its table, and each further pair (up to PAGES) side by side on a page of its own under
-similarity-pairs/, opened from the table when wanted.
+similarity.html stays light for a large class: the first SHOWN pairs side by side (fewer when
+their code passes SHOWN_CHARACTERS), every pair in its table, and each further pair (up to
+PAGES) side by side on a page of its own under similarity-pairs/, opened from the table.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import csv
 import io
+import itertools
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -29,6 +30,7 @@ from .fingerprints import Body, Place
 from .matching import Match, linked
 
 SHOWN = 10  # pairs shown side by side in similarity.html itself
+SHOWN_CHARACTERS = 400_000  # ... while their marked-up code stays within this (at least one pair)
 PAGES = 300  # further pairs given a page of their own; similarity.csv lists them all
 PAIRS_FOLDER = "similarity-pairs"
 CHAIN = 6  # pairs of a chain of linked students said in summary.md and on the terminal
@@ -186,9 +188,16 @@ def side_by_side(n: int, m: Match, bodies: dict[str, Body]) -> list[str]:
     return parts
 
 
-def page(matches: list[Match], bodies: dict[str, Body], facts: list[str], aside: SetAside | None, students: int) -> str:
+def page(
+    matches: list[Match],
+    bodies: dict[str, Body],
+    facts: list[str],
+    aside: SetAside | None,
+    students: int,
+    full: list[list[str]],
+) -> str:
     """similarity.html: the facts of the run, what was set aside, the linked pairs, every pair
-    ranked, then the first SHOWN pairs side by side."""
+    ranked, then the first pairs side by side (`full`: their sections)."""
     parts = [*_head("minigrad: similar code"), "<h1>minigrad: similar code</h1>", "<ul>"]
     parts += [*[f"<li>{html(fact)}</li>" for fact in facts], "</ul>"]
     if aside is not None:
@@ -205,9 +214,9 @@ def page(matches: list[Match], bodies: dict[str, Body], facts: list[str], aside:
         "<table><tr><th>#</th><th>student</th><th>other</th><th>shares</th><th>tokens</th><th>where most</th></tr>",
     ]
     for n, m in enumerate(matches, 1):
-        if n <= SHOWN:
+        if n <= len(full):
             name = f'<a href="#pair-{n}">{n}</a>'
-        elif n <= SHOWN + PAGES:
+        elif n <= len(full) + PAGES:
             name = f'<a href="{PAIRS_FOLDER}/{n}.html">{n}</a>'
         else:
             name = str(n)
@@ -218,13 +227,13 @@ def page(matches: list[Match], bodies: dict[str, Body], facts: list[str], aside:
             f"<td>{m.overlap.matched}</td><td>{html(f'{file_a} {lines_a} / {file_b} {lines_b}')}</td></tr>"
         )
     parts.append("</table>")
-    if len(matches) > SHOWN:
+    if len(matches) > len(full):
         parts.append(
-            f"<p>The first {SHOWN} pairs are shown below; the next {min(PAGES, len(matches) - SHOWN)} each on a page "
-            f"of its own (their number links it); similarity.csv lists all {len(matches)}.</p>"
+            f"<p>The first {len(full)} pairs are shown below; the next {min(PAGES, len(matches) - len(full))} each "
+            f"on a page of its own (their number links it); similarity.csv lists all {len(matches)}.</p>"
         )
-    for n, m in enumerate(matches[:SHOWN], 1):
-        parts += side_by_side(n, m, bodies)
+    for section in full:
+        parts += section
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -238,10 +247,16 @@ def write_html(
     output_files.prepare_folder(folder)
     for stale in folder.glob("*.html"):
         stale.unlink()
-    for n, m in enumerate(matches[SHOWN : SHOWN + PAGES], SHOWN + 1):
+    full: list[list[str]] = []
+    for n, m in enumerate(matches[:SHOWN], 1):
+        section = side_by_side(n, m, bodies)
+        if full and sum(map(len, itertools.chain(*full, section))) > SHOWN_CHARACTERS:
+            break
+        full.append(section)
+    for n, m in enumerate(matches[len(full) : len(full) + PAGES], len(full) + 1):
         text = "\n".join([*_head(f"minigrad: pair {n}"), *side_by_side(n, m, bodies), "</body></html>\n"])
         output_files.write_new(folder, f"{n}.html", text.encode())
-    return output_files.write_new(out, "similarity.html", page(matches, bodies, facts, aside, students).encode())
+    return output_files.write_new(out, "similarity.html", page(matches, bodies, facts, aside, students, full).encode())
 
 
 def chain_text(chain: list[Match], quote: Callable[[str], str] = str, most: int = 0) -> str:
