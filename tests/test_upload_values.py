@@ -303,7 +303,9 @@ def test_a_class_with_files_dated_11476_and_1811_grades_everyone(
     out = on_tmpfs / "out"  # staged members keep their times here too
 
     options = ("--parts", "checkpoint", "--jobs", "2", "--due", DUE, "--file-times")
-    grade_class(classes, out, *options)
+    first, _ = grade_class(classes, out, *options)
+    said_first = first.stdout + first.stderr
+    assert "--file-times: no hand-in time for far (no file time names a date): not priced late" in said_first
     rows, errors = check_outputs(out, tmp_path)
     assert {s: (r["status"], r["total"], r["submitted_at"], r["hours_late"]) for s, r in rows.items()} == {
         "ada": ("graded", "12", "2026-11-20T00:00:00+00:00", "0"),

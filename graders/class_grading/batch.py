@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import shlex
 import sys
 from collections.abc import Mapping
@@ -183,14 +184,23 @@ def _guessed_times(options: ClassOptions, submissions: list[layouts.Submission])
             f"--file-times: {guessed} hand-in times are files' modification times, which the student's machine "
             "or the download set, not the platform's record"
         )
+        unknown = [s.student for s in submissions if s.submitted_at is None and s.file_time is None and s.folder]
+        if unknown:
+            said.append(
+                f"--file-times: no hand-in time for {_some(unknown)} (no file time names a date): not priced late"
+            )
     unpriced = [s.student for s in submissions if s.late and s.submitted_at is None]
     if unpriced and options.policy.kind in ("per-day", "per-hour") and not options.file_times:
         said.append(
             f"late by the platform's mark with no hand-in time, so {options.policy.kind} took nothing: "
-            f"{', '.join(unpriced[:10])}{' ...' if len(unpriced) > 10 else ''} (Canvas: pass its submissions "
-            "from the API with --times)"
+            f"{_some(unpriced)} (Canvas: pass its submissions from the API with --times)"
         )
     return said
+
+
+def _some(students: list[str]) -> str:
+    """The first ten students named, and `...` for the rest."""
+    return f"{', '.join(students[:10])}{' ...' if len(students) > 10 else ''}"
 
 
 def _grader_failures(failed: dict[str, str], out: Path) -> int:
@@ -237,7 +247,10 @@ def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path, keys: d
 def _last_seconds(out: Path, student: str) -> float:
     results = records.read_object(out / student, records.RESULTS) or {}
     seconds = results.get("execution_time", 0.0)
-    return float(seconds) if isinstance(seconds, int | float) else 0.0
+    known = isinstance(seconds, float) or (
+        isinstance(seconds, int) and abs(seconds) < 2**53
+    )  # float() of a huge int raises
+    return float(seconds) if known and math.isfinite(seconds) and seconds >= 0 else 0.0
 
 
 def _job(

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import shutil
 import zipfile
+import zlib
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
-from . import archives, combine
+from . import archives, combine, gradescope_metadata
 
 METADATA = "submission_metadata.yml"
-MAX_METADATA = 16 * 1024 * 1024  # bytes: a YAML of a few hundred bytes per submission, for a large course
 MAX_ENTRIES = 200_000  # files in one export
 
 
@@ -38,12 +38,17 @@ def unpack(archive: Path, staging: Path) -> tuple[Path, dict[str, str]] | None:
         metadata = metadata_in(bundle)
         if metadata is None:
             return None
-        if metadata.file_size > MAX_METADATA:
-            raise SystemExit(f"{archive}: {METADATA} is over {MAX_METADATA // 1024**2} MiB")
+        if metadata.file_size > gradescope_metadata.MAX_BYTES:
+            raise SystemExit(f"{archive}: {METADATA} is over {gradescope_metadata.MAX_BYTES // 1024**2} MiB")
+        if metadata.compress_type not in archives.READ_IN_STEPS:  # bzip2, LZMA: inflated whole, whatever it claims
+            raise SystemExit(f"{archive}: {METADATA} is compressed in a way Gradescope never writes")
         root = staging / "export"
         root.mkdir(parents=True)
-        with bundle.open(metadata) as file:
-            (root / METADATA).write_bytes(file.read(MAX_METADATA))
+        try:
+            with bundle.open(metadata) as file:
+                (root / METADATA).write_bytes(file.read(gradescope_metadata.MAX_BYTES))
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+            raise SystemExit(f"{archive}: {METADATA} cannot be read ({type(exc).__name__}: {exc})") from None
         top = PurePosixPath(metadata.filename).parent
         by_folder: dict[str, list[zipfile.ZipInfo]] = defaultdict(list)
         for info in bundle.infolist():

@@ -31,11 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from graders import intake
 
-from . import archives, combine, gradescope_zip, lms_zip, moodle
+from . import archives, combine, gradescope_metadata, gradescope_zip, lms_zip, moodle
 from .moments import when
 from .students import safe_id, unique
 
@@ -361,32 +359,23 @@ def _nbgrader(path: Path, skip: set[Path]) -> list[_Found]:
 
 
 def _timestamp(path: Path) -> datetime.datetime | None:
-    """nbgrader's timestamp.txt (UTC when it names no zone), or None."""
-    try:
-        with path.open(encoding="utf-8", errors="replace") as file:
-            return when(file.read(100))
-    except OSError:
-        return None
+    """nbgrader's timestamp.txt (UTC when it names no zone), or None (also for a link or a FIFO
+    in its place, which a plain open would wait on for ever)."""
+    data = intake.read_head(path, 100)
+    return None if data is None else when(data.decode("utf-8", errors="replace"))
 
 
 def _gradescope(path: Path, refused: dict[str, str]) -> list[_Found]:
     """Gradescope's metadata maps each submission_NNN folder to its submitters (Ruby symbols
     as keys: `:submitters:`, `:sid:`). A group submission is one grading and a row for every
     submitter: each member's id is their SID (else email, else name), grades.csv says the group."""
-    try:
-        metadata = yaml.safe_load((path / GRADESCOPE_METADATA).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise SystemExit(f"{path / GRADESCOPE_METADATA}: cannot be read ({exc})") from exc
     found = []
-    for folder_name, entry in sorted(
-        (metadata if isinstance(metadata, dict) else {}).items(), key=lambda item: str(item[0])
-    ):
-        entry = entry if isinstance(entry, dict) else {}
-        folder = path / str(folder_name)
-        submitters = [s for s in (entry.get(":submitters") or [])[:MAX_GROUP] if isinstance(s, dict)] or [{}]
+    for folder_name, entry in sorted(gradescope_metadata.load(path / GRADESCOPE_METADATA).items()):
+        folder = path / folder_name
+        submitters = gradescope_metadata.submitters(entry, MAX_GROUP) or [{}]
         everyone = "; ".join(str(s.get(":sid") or s.get(":email") or s.get(":name") or "") for s in submitters)
-        number = str(folder_name).removeprefix("submission_")
-        plain = "/" not in str(folder_name) and str(folder_name) not in (".", "..")
+        number = folder_name.removeprefix("submission_")
+        plain = "/" not in folder_name and folder_name not in (".", "..")
         usable = plain and folder.is_dir() and not folder.is_symlink()
         submitted = when(entry[":created_at"]) if ":created_at" in entry else None
         for submitter in submitters:
@@ -405,9 +394,9 @@ def _gradescope(path: Path, refused: dict[str, str]) -> list[_Found]:
                     folder if usable else None,
                     str(folder),
                     keys,
-                    refused.get(str(folder_name), "" if usable else "the submission's folder is missing or a link"),
+                    refused.get(folder_name, "" if usable else "the submission's folder is missing or a link"),
                     submitted,
-                    group=str(folder_name) if len(submitters) > 1 else "",
+                    group=folder_name if len(submitters) > 1 else "",
                     file_time=_newest(folder) if usable else None,
                     key=number,
                 )
