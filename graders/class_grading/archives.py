@@ -423,7 +423,7 @@ def _write(folder: Path, path: PurePosixPath, data: BinaryIO, size: int, budget:
 
 
 def _set_time(path: Path, when: float | None) -> None:
-    """Keep a member's time: of several copies of a package, the newest is graded. The time
+    """Keep a member's time: with --file-times it is the upload's hand-in time. The time
     is the student's to choose: one no file can have (NaN, infinite, beyond time_t) leaves the
     file its own; one a file can have but no datetime can (the year 11476, which tmpfs keeps)
     is kept, and reading it as a hand-in time gives none (`layouts.moment_of`), where dropping
