@@ -101,8 +101,10 @@ def small_audit() -> report.Audit:
         graded("equivalent", False, {0: None, 1: None, 2: None}),
         graded("seedy", False, {0: 1.0, 1: None, 2: 1.0}),
     ]
-    allow = {"equivalent": allowed.Equivalent("equivalent", "Value.relu", "same thing"),
-             "gone": allowed.Equivalent("gone", "Value.exp", "no longer made")}  # fmt: skip
+    allow = {
+        "equivalent": allowed.Equivalent("equivalent", "Value.relu", "same thing"),
+        "gone": allowed.Equivalent("gone", "Value.exp", "no longer made"),
+    }
     return report.Audit(runs, allow, report.Settings([0, 1, 2], 2, None, {}, 10.0, 20.0))
 
 

@@ -36,8 +36,13 @@ def looping_submission(tmp_path: Path) -> Path:
 
 def run_throttled(command: list[str], share: float, limit: float) -> str:
     """Run `command`, letting it compute only `share` of each tenth of a second; its output."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})  # fmt: skip
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
     deadline = time.monotonic() + limit
     try:
         while process.poll() is None and time.monotonic() < deadline:
@@ -53,9 +58,26 @@ def run_throttled(command: list[str], share: float, limit: float) -> str:
 
 def test_a_starved_loop_is_stopped_by_the_cpu_it_used_not_called_a_wait(tmp_path: Path) -> None:
     folder = looping_submission(tmp_path)
-    command = [sys.executable, "-m", "pytest", str(CHECKS), "--submission", str(folder), "-q", "--tb=no", "-rN",
-               "--no-header", "-p", "no:cacheprovider", "--part", "value", "--time-limit", "0.5",
-               "-k", "test_unary_forward and -a"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(CHECKS),
+        "--submission",
+        str(folder),
+        "-q",
+        "--tb=no",
+        "-rN",
+        "--no-header",
+        "-p",
+        "no:cacheprovider",
+        "--part",
+        "value",
+        "--time-limit",
+        "0.5",
+        "-k",
+        "test_unary_forward and -a",
+    ]
     out = run_throttled(command, share=0.1, limit=120)
     # The CPU alarm is checked at the kernel's tick, and the throttling's stops and starts make
     # the check's CPU time coarse: it says what it measured, 0.5 s or a tick or two more.

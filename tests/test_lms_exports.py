@@ -48,26 +48,56 @@ def results(value: float, mlp: float, bonus: float) -> dict:
 
 
 def lateness(submitted: str, late: str, hours: str, penalty: str, after: str) -> dict[str, str]:
-    return {"submitted_at": submitted, "due": DUE, "late": late, "hours_late": hours, "penalty": penalty,
-            "total_after_late": after}  # fmt: skip
+    return {
+        "submitted_at": submitted,
+        "due": DUE,
+        "late": late,
+        "hours_late": hours,
+        "penalty": penalty,
+        "total_after_late": after,
+    }
 
 
 COLUMNS = ["canvas_user_id", "canvas_attachment_id", "canvas_sis_user_id", "sortable_name", "name", "email"]
 COLUMNS += ["moodle_participant_id", "submitted_at", "due", "late", "hours_late", "penalty", "total_after_late"]
 KEYS = {
-    "ann": {"canvas_user_id": "101", "canvas_attachment_id": "9001", "canvas_sis_user_id": "S-1",
-            "sortable_name": "Lovelace, Ada", "name": "Ada Lovelace", "email": "ada@x.edu",
-            "moodle_participant_id": "51",
-            **lateness("2026-11-20T11:00:00+00:00", "", "0", "0", "4")},
-    "bob": {"canvas_user_id": "102", "canvas_attachment_id": "9002", "sortable_name": "Babbage, Charles",
-            "name": "Charles Babbage", "email": "cb@x.edu", "moodle_participant_id": "52",
-            **lateness("2026-11-21T18:00:00+00:00", "late", "30", "2", "2")},
-    "eve": {"canvas_user_id": "105", "canvas_attachment_id": "9005", "sortable_name": HOSTILE, "name": HOSTILE,
-            "moodle_participant_id": "55", **lateness("", "late", "", "", "2")},
+    "ann": {
+        "canvas_user_id": "101",
+        "canvas_attachment_id": "9001",
+        "canvas_sis_user_id": "S-1",
+        "sortable_name": "Lovelace, Ada",
+        "name": "Ada Lovelace",
+        "email": "ada@x.edu",
+        "moodle_participant_id": "51",
+        **lateness("2026-11-20T11:00:00+00:00", "", "0", "0", "4"),
+    },
+    "bob": {
+        "canvas_user_id": "102",
+        "canvas_attachment_id": "9002",
+        "sortable_name": "Babbage, Charles",
+        "name": "Charles Babbage",
+        "email": "cb@x.edu",
+        "moodle_participant_id": "52",
+        **lateness("2026-11-21T18:00:00+00:00", "late", "30", "2", "2"),
+    },
+    "eve": {
+        "canvas_user_id": "105",
+        "canvas_attachment_id": "9005",
+        "sortable_name": HOSTILE,
+        "name": HOSTILE,
+        "moodle_participant_id": "55",
+        **lateness("", "late", "", "", "2"),
+    },
     "cat": {"canvas_user_id": "103", "sortable_name": "Ng, Cat", "name": "Cat Ng", "moodle_participant_id": "53"},
-    "dan": {"canvas_user_id": "104", "canvas_attachment_id": "9004", "sortable_name": "Roe, Dan", "name": "Dan Roe",
-            "moodle_participant_id": "54", **lateness("2026-11-20T10:00:00+00:00", "", "0", "", "")},
-}  # fmt: skip
+    "dan": {
+        "canvas_user_id": "104",
+        "canvas_attachment_id": "9004",
+        "sortable_name": "Roe, Dan",
+        "name": "Dan Roe",
+        "moodle_participant_id": "54",
+        **lateness("2026-11-20T10:00:00+00:00", "", "0", "", ""),
+    },
+}
 GRADED = {
     "ann": StoredGrade("ann", results(2.0, 2.0, 1.0), {"graded_at": GRADED_AT}),
     "bob": StoredGrade("bob", results(2.0, 2.0, 0.0), {"graded_at": GRADED_AT}),
@@ -293,8 +323,18 @@ def test_feedback_without_a_hand_in_time_claims_no_lateness() -> None:
 
 
 def test_summary_lists_the_late(tmp_path: Path) -> None:
-    facts = {"layout": "lms-zip", "seed": 0, "isolation": "bwrap", "submissions": 4, "graded": 3, "kept": 0,
-             "errors": 1, "missing": ["cat"], "warnings": [], "not_on_roster": []}  # fmt: skip
+    facts = {
+        "layout": "lms-zip",
+        "seed": 0,
+        "isolation": "bwrap",
+        "submissions": 4,
+        "graded": 3,
+        "kept": 0,
+        "errors": 1,
+        "missing": ["cat"],
+        "warnings": [],
+        "not_on_roster": [],
+    }
     text = report.summary(tmp_path, facts, GRADED, [], ROLL)
     assert (
         "| bob | `2026-11-21T18:00:00+00:00` | `2026-11-20T12:00:00+00:00` | 30 | 2 | 2 |\n"
@@ -329,8 +369,12 @@ def test_a_canvas_class_goes_back_to_canvas(tmp_path: Path) -> None:
         download, out, "--parts", "checkpoint", "--roster", str(roster), "--canvas-assignment", "Homework 3 (4711)"
     )
     got = canvas_import((out / "canvas_grades.csv").read_text(), {"101": "", "102": "", "103": ""}, {})
-    assert got == {"Points Possible": {"id 4711": "12"}, "101": {"id 4711": "12"}, "102": {"id 4711": "10"},
-                   "103": {"id 4711": "0"}}  # fmt: skip
+    assert got == {
+        "Points Possible": {"id 4711": "12"},
+        "101": {"id 4711": "12"},
+        "102": {"id 4711": "10"},
+        "103": {"id 4711": "0"},
+    }
     with zipfile.ZipFile(out / "canvas_comments.zip") as bundle:  # each page reaches its student's submission
         attributed = canvas_comments(bundle.namelist(), {"101": {"9001"}, "102": {"9002"}})
     assert attributed == {

@@ -692,9 +692,12 @@ def test_milestone_digits_are_learned(pictures, record_property):
         seed=0,
     )
     seconds = time.process_time() - start
-    drawn = draw(pictures, lambda plots: [
-        plots.loss_curve(history, pictures / "digits-loss.png", "digits: mean loss of each epoch", per="epoch")
-    ])  # fmt: skip
+    drawn = draw(
+        pictures,
+        lambda plots: [
+            plots.loss_curve(history, pictures / "digits-loss.png", "digits: mean loss of each epoch", per="epoch")
+        ],
+    )
     record_property("pictures", ("digits milestone", drawn))
     accuracy = float(np.mean(data_of(model(xs[n:]), "model(xs)", {}).argmax(axis=1) == ys[n:]))
     if accuracy < MILESTONE["accuracy"] or seconds > MILESTONE["seconds"]:

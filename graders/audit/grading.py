@@ -67,6 +67,7 @@ def hidden_parts(file: str) -> list[str]:
 def public_run(submission: Path, part: str, first_failure: bool = True) -> PublicRun:
     """The public checks of one part on `submission` (a folder holding minigrad/); with
     `first_failure`, pytest stops at the first failed check (a kill needs no more)."""
+    # Unformatted (fmt: skip): the command line reads as one would type it, flag beside value.
     command = [
         sys.executable, "-m", "pytest", str(CHECKS), "--submission", str(submission), "--part", part,
         "-q", "--tb=no", "-rN", "--no-header", "-p", "no:cacheprovider", "--pictures", "",
@@ -85,6 +86,7 @@ def public_run(submission: Path, part: str, first_failure: bool = True) -> Publi
 def hidden_run(submission: Path, part: str, seed: int, cache: Path) -> HiddenRun:
     """The hidden grader on one part of `submission`; raises if it writes no grade."""
     with tempfile.TemporaryDirectory(prefix="audit-grade-") as out:
+        # Unformatted (fmt: skip): the command line reads as one would type it, flag beside value.
         command = [
             sys.executable, "-m", "graders", str(submission), "--out", out, "--parts", part,
             "--seed", str(seed), "--reference-cache", str(cache), "--label", submission.name,

@@ -67,6 +67,7 @@ class Source:
         return start, end, self.data[start:end].decode("utf-8")
 
 
+# The three tables below are unformatted (fmt: skip): each swap reads as a pair, several to a line.
 ARITHMETIC = {
     ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
     ast.Pow: ast.Mult, ast.MatMult: ast.Mult, ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv,

@@ -129,8 +129,12 @@ def markdown(audit: Audit) -> str:
         f"only ({'met' if not audit.public_only else 'NOT met'}).",
     ]
     if s.capped:
-        lines += ["", f"Capped at {s.cap} mutants per function (a stable sample, the lowest ids): "
-                  + ", ".join(f"`{f}`: {n} made" for f, n in sorted(s.capped.items())) + "."]  # fmt: skip
+        lines += [
+            "",
+            f"Capped at {s.cap} mutants per function (a stable sample, the lowest ids): "
+            + ", ".join(f"`{f}`: {n} made" for f, n in sorted(s.capped.items()))
+            + ".",
+        ]
     lines += ["", "## By operator", "", "| operator | mutants | killed by hidden | survivors |", "|---|---:|---:|---:|"]
     operators = sorted({g.mutant.operator for g in audit.graded})
     for operator in operators:
@@ -213,16 +217,36 @@ def function_csv(audit: Audit) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
-        ["file", "function", "mutants", "equivalent", "killed_by_public", "killed_by_hidden", "survivors",
-         "public_only", "seed_flagged", "survivor_ids"]
-    )  # fmt: skip
+        [
+            "file",
+            "function",
+            "mutants",
+            "equivalent",
+            "killed_by_public",
+            "killed_by_hidden",
+            "survivors",
+            "public_only",
+            "seed_flagged",
+            "survivor_ids",
+        ]
+    )
     for (file, function), group in audit.by_function().items():
         t = audit.tally(group)
         survivors = " ".join(g.mutant.id for g in group if g in audit.survivors)
         writer.writerow(
-            [file, function, t.made, t.equivalent, t.public, t.hidden, t.survivors, t.public_only, t.seed_flagged,
-             survivors]
-        )  # fmt: skip
+            [
+                file,
+                function,
+                t.made,
+                t.equivalent,
+                t.public,
+                t.hidden,
+                t.survivors,
+                t.public_only,
+                t.seed_flagged,
+                survivors,
+            ]
+        )
     return out.getvalue()
 
 
@@ -250,9 +274,19 @@ def mutant_csv(audit: Audit) -> str:
         m = g.mutant
         hidden = ["" if (k := g.hidden.get(s)) is None else f"{k.part} -{k.lost:g}" for s in seeds]
         writer.writerow(
-            [m.id, m.file, m.function, m.operator, m.line, m.id in audit.allowed, g.public.part if g.public else "",
-             *hidden, f"{g.seconds:.2f}", "\n".join(m.changed)]
-        )  # fmt: skip
+            [
+                m.id,
+                m.file,
+                m.function,
+                m.operator,
+                m.line,
+                m.id in audit.allowed,
+                g.public.part if g.public else "",
+                *hidden,
+                f"{g.seconds:.2f}",
+                "\n".join(m.changed),
+            ]
+        )
     return out.getvalue()
 
 

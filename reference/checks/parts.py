@@ -27,6 +27,7 @@ class Part:
         return f"part {self.number}, {self.title}" if self.number not in (None, 0) else self.title
 
 
+# Unformatted (fmt: skip, here and below): one part a line, its fields in a row as in the README's table.
 PARTS = (
     Part("value", 1, "the Value operators", "lessons/01-value.md", ("engine",), "test_value.py", 28),
     Part("backward", 2, "backpropagation", "lessons/02-backward.md", ("engine", "gradcheck"), "test_backward.py", 22),

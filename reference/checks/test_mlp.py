@@ -207,10 +207,15 @@ def test_train_zeroes_the_gradients_every_step():
 
 def draw_milestone(model, xs, ys, history, folder) -> str:
     """Draw the milestone's pictures; where they are, or why there are none."""
-    return draw(folder, lambda plots: [
-        plots.loss_curve(history, folder / "two-moons-loss.png", "two moons: loss of each step"),
-        plots.decision_boundary(model, xs, ys, folder / "two-moons-boundary.png", "two moons: what the model learned"),
-    ])  # fmt: skip
+    return draw(
+        folder,
+        lambda plots: [
+            plots.loss_curve(history, folder / "two-moons-loss.png", "two moons: loss of each step"),
+            plots.decision_boundary(
+                model, xs, ys, folder / "two-moons-boundary.png", "two moons: what the model learned"
+            ),
+        ],
+    )
 
 
 # These 40 points are chosen so that a straight line gets at most 36 of them (90%): a model
