@@ -317,7 +317,7 @@ def test_a_cookie_python_refuses_or_a_slow_codec_is_a_reason_shown(tmp_path, cap
         ("ann", "cat", "0.998", "0.994", "engine.py", "engine.py"),
         ("cat", "open", "0.994", "0.998", "engine.py", "engine.py"),
     ]
-    assert "files not read, or read in part: 6" in said
+    assert "files not read or read in part: 6" in said
     assert "wide: engine.py: not compared: line 258 is over 2000 characters; not read" in said
     assert "huge: engine.py: not compared: over 100000 tokens of Python in this student's files; not read" in said
     assert "open: engine.py: read up to line 258: Python reads no further (" in said  # in the Python version's words

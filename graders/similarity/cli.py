@@ -92,8 +92,8 @@ def compare(submissions: list[layouts.Submission], out: Path, options: Options) 
     facts = [
         f"threshold {options.threshold:.2f}{default}: a pair is listed when either student has that share of their "
         f"own code in the other's and at least {matching.MIN_MATCHED} tokens match; each student's files are one body",
-        f"students compared: {len(students)} (a group submission once, named by all its submitters), "
-        f"not compared: {len(left_out)}; files not read, or read in part: {len(unreadable)}",
+        f"students compared: {len(students)}, not compared: {len(left_out)}, files not read or read in part: "
+        f"{len(unreadable)} (a group submission is compared once, named by all its submitters)",
         f"left out: the release's own code ({markdown(options.release.name)}/: {given.note}); set aside: {idiom}",
         *[f"against {markdown(label)}: {len(works)} works" for label, works in zip(labels, corpora)],
         f"pairs at or above the threshold: {len(matches)} "
