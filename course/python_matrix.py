@@ -46,7 +46,8 @@ CLASSROOM_PYTHONS = ("3.12", "3.13")
 
 def pyenv_python(minor: str) -> Path:
     """pyenv's newest 3.X.Y; SystemExit when there is none (CI must not pass without it)."""
-    found = sorted(PYENV.glob(f"{minor}.*/bin/python{minor}"), key=lambda p: [int(n) for n in p.parts[-3].split(".")])
+    releases = [p for p in PYENV.glob(f"{minor}.*/bin/python{minor}") if p.parts[-3].replace(".", "").isdigit()]
+    found = sorted(releases, key=lambda p: [int(n) for n in p.parts[-3].split(".")])  # not 3.13.0t, 3.12-dev
     if not found:
         raise SystemExit(f"python_matrix: no Python {minor} under {PYENV} (pyenv install {minor}): CI needs it")
     return found[-1]
