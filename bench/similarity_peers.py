@@ -1,7 +1,7 @@
 """Planted copies against honest engines: which pairs minigrad-similar, copydetect's own CLI
-and (when installed) Dolos find, in one run.
+and Dolos find, in one run.
 
-    python bench/similarity_peers.py [--dolos DIR]
+    python bench/similarity_peers.py
 
 The class: six honest students, each with a design of their own (closures, a table of rules,
 a tape, Function classes, derivatives found by name, and one who wrote only nn.py), and six who
@@ -15,8 +15,9 @@ Each tool runs as it ships (copydetect: `copydetect -t CLASS -b RELEASE -e py -l
 file pair scored, a student pair scored by its highest file pair), and is judged at its default
 threshold (minigrad-similar 0.5, copydetect 0.33; Dolos, which has none, at 0.5) and by how many true pairs rank
 in its first k (k = the true pairs). Dolos is `@dodona/dolos-lib` from npm, run with the
-machine's Node: `--dolos DIR` names the folder where it was installed (`npm install
-@dodona/dolos-lib` there).
+machine's Node: the version pinned in bench/dolos, installed into build/dolos the first time
+(bench/dolos_setup.py). Without Node, npm or a compiler the bench stops and says what to
+install: all three tools side by side, or no table.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import dolos_setup
+from repeat import warn_if_busy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -123,19 +127,7 @@ def copydetect(submissions: Path, out: Path) -> dict[frozenset[str], float]:
     return scores
 
 
-DOLOS_SCRIPT = """
-const { Dolos } = require("@dodona/dolos-lib");
-(async () => {
-  const files = process.argv.slice(1);  // under `node -e`, the first argument is argv[1]
-  const report = await new Dolos({ language: "python" }).analyzePaths(files);
-  for (const pair of report.allPairs()) {
-    console.log([pair.leftFile.path, pair.rightFile.path, pair.similarity].join("\\t"));
-  }
-})();
-"""
-
-
-def dolos(submissions: Path, installed: Path) -> dict[frozenset[str], float]:
+def dolos(submissions: Path, out: Path) -> dict[frozenset[str], float]:
     """Dolos on every student's .py files (less the untouched release files, which it cannot set
     aside); a student pair's score is its highest file pair's similarity."""
     files = [
@@ -143,11 +135,8 @@ def dolos(submissions: Path, installed: Path) -> dict[frozenset[str], float]:
         for path in sorted(submissions.glob("*/minigrad/*.py"))
         if not (RELEASE / path.name).is_file() or (RELEASE / path.name).read_bytes() != path.read_bytes()
     ]
-    ran = subprocess.run(
-        ["node", "-e", DOLOS_SCRIPT, *files], cwd=installed, check=True, capture_output=True, text=True
-    )
     scores: dict[frozenset[str], float] = {}
-    for line in ran.stdout.splitlines():
+    for line in dolos_setup.run(files).splitlines():
         left, right, similarity = line.split("\t")
         a, b = (Path(path).relative_to(submissions).parts[0] for path in (left, right))
         if a != b:
@@ -169,15 +158,18 @@ def judged(scores: dict[frozenset[str], float], threshold: float) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dolos", type=Path, help="where @dodona/dolos-lib is installed (npm install there)")
-    args = parser.parse_args()
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    warn_if_busy()
+    try:
+        dolos_setup.installed()
+    except dolos_setup.DolosMissing as missing:
+        print(f"similarity_peers: {missing}", file=sys.stderr)
+        return 1
     tools = {
         "minigrad-similar": (ours, 0.5),
         "copydetect (CLI)": (copydetect, 0.33),
+        "Dolos (dolos-lib)": (dolos, 0.5),
     }
-    if args.dolos:
-        tools["Dolos (dolos-lib)"] = (lambda submissions, out: dolos(submissions, args.dolos), 0.5)
     print(f"{len(CLASS)} students, {len(TRUE)} true pairs of {len(CLASS) * (len(CLASS) - 1) // 2}")
     with tempfile.TemporaryDirectory(prefix="similarity-peers-") as tmp:
         submissions = build(Path(tmp) / "class")
