@@ -2,15 +2,16 @@
 the first time one needs it.
 
 Its version is pinned by bench/dolos/package.json and package-lock.json, so every run compares
-the same Dolos; `npm ci` installs exactly that lock into build/dolos (git-ignored), again only
-when the lock changes. Dolos's parsers are compiled on install (node-gyp), so npm, make, a C++
-compiler and Python must be there. tree-sitter's prebuilt linux binary may need a newer
+the same Dolos; `npm ci` installs exactly that lock into build/dolos (git-ignored), and again
+only when either file changes. Dolos's parsers are compiled on install (node-gyp), so npm, make,
+a C++ compiler and Python must be there. tree-sitter's prebuilt linux binary may need a newer
 libstdc++ than the machine has (it asks for GLIBCXX_3.4.31, Debian 12's stops at 3.4.30):
-whether it loads is found by running Dolos on two small files, and when it does not, tree-sitter
-is built from source once (tree-sitter's own install script does the same when npm runs it, but
-npm skips the install scripts it is told to: allowScripts in package.json approves the three
-that Dolos needs, at their pinned versions). Whatever is missing is refused with its fix, never
-skipped: a peer left out would make the comparison look better than it is.
+whether Dolos loads is found by running it on two small files, and when it does not, tree-sitter
+is built from source once. (tree-sitter's own install script does the same when npm runs it;
+npm skips install scripts it is told to, so allowScripts in package.json approves the three
+Dolos needs, by name as `npm install-scripts approve` writes them, their versions the lock's.)
+Whatever is missing is refused with its fix, never skipped: a peer left out would make the
+comparison look better than it is.
 """
 
 from __future__ import annotations
