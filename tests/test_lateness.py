@@ -27,6 +27,7 @@ HOUR = datetime.timedelta(hours=1)
         ("2026-11-21T08:00:00Z", DUE),
         ("2026-11-21 09:00:00 +0100", DUE),
         ("2026-11-21 08:00:00", DUE),  # no zone: UTC, as nbgrader's parse_utc takes it
+        ("2026-11-21T08:00:00,5Z", DUE + datetime.timedelta(seconds=0.5)),  # ISO's comma: Python 3.10 reads it too
         ("2026-11-20 13:05:00.1 EDT", None),  # a zone name no database knows: unknown, not guessed
         ("2026-11-20 13:05:00 ../../etc/passwd", None),
         ("yesterday", None),

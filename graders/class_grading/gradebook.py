@@ -48,6 +48,7 @@ from sqlalchemy.exc import SAWarning  # noqa: E402
 from graders.escape import csv_cell  # noqa: E402
 from graders.results import BONUS  # noqa: E402
 
+from .moments import when  # noqa: E402
 from .standing import Roll, Standing, standings  # noqa: E402
 
 if TYPE_CHECKING:
@@ -230,12 +231,10 @@ def _late(submission: SubmittedAssignment, standing: Standing, due: datetime.dat
 
 
 def _moment(text: str) -> datetime.datetime | None:
-    """An ISO time of the roll as nbgrader stores times: naive, in UTC."""
-    try:
-        moment = datetime.datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+    """An ISO time of the roll as nbgrader stores times: naive, in UTC (read by moments.when, as
+    every time the kit reads, so Python 3.10's narrower fromisoformat reads it alike)."""
+    moment = when(text) if text else None
+    return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None) if moment else None
 
 
 def _names(standing: Standing) -> tuple[str | None, str | None]:

@@ -27,6 +27,7 @@ def when(value: object) -> datetime.datetime | None:
     clock, _, name = rest.partition(" ")
     if not clock:
         date, clock, name = (text[:10], text[11:], "") if text[10:11] in ("T", "t") else (text, "", "")
+    clock = clock.replace(",", ".")  # ISO 8601 allows either mark before a fraction; 3.10 reads only "."
     if "." in clock:
         seconds, fraction = clock.split(".", 1)
         digits = len(fraction) - len(fraction.lstrip("0123456789"))
