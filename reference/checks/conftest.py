@@ -212,8 +212,16 @@ def _student_frame(tb, folder: Path):
 def _where(frame_line, folder: Path) -> str:
     frame, line = frame_line
     code = frame.f_code
-    name = getattr(code, "co_qualname", code.co_name)
-    return f"`{name}` ({_relative(code.co_filename, folder)}:{line})"
+    return f"`{_qualified(code)}` ({_relative(code.co_filename, folder)}:{line})"
+
+
+def _qualified(code) -> str:
+    """`Value.backward`, not a bare `backward`: code knows its qualified name from Python 3.11 on;
+    on 3.10 the function that runs it does."""
+    if hasattr(code, "co_qualname"):
+        return code.co_qualname
+    functions = (f for f in gc.get_referrers(code) if getattr(f, "__code__", None) is code)
+    return next((f.__qualname__ for f in functions), code.co_name)
 
 
 def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
