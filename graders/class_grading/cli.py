@@ -15,8 +15,9 @@ computed once.
 Under DIR: {student}/results.json, report.json, feedback.md, feedback.html, grading.json;
 grades.csv, errors.csv, changes.csv (on a regrade), item_analysis.csv, summary.md,
 histogram.png, feedback.zip, and for the LMSs canvas_grades.csv, canvas_comments.zip (when
-Canvas's attachment ids are known), moodle_grades.csv and moodle_feedback.zip; each grade also goes into nbgrader's gradebook as it arrives (DIR/gradebook.db
-unless --gradebook names another). A grader failure on one student, an upload that cannot be
+Canvas's attachment ids are known), moodle_grades.csv and moodle_feedback.zip; each grade
+also goes into nbgrader's gradebook as it arrives (DIR/gradebook.db unless --gradebook names
+another). A grader failure on one student, an upload that cannot be
 read (a bomb, a corrupt or encrypted archive, a path out of its folder) and an upload with code
 but no package are recorded in errors.csv and summary.md, and the batch goes on. Uploads are
 unpacked in a hidden staging folder under DIR, removed however the command ends (Ctrl-C and
