@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .classroom import PYTHON_VERSION
@@ -116,9 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     interpreters = {minor: pyenv_python(minor) for minor in PYTHONS}  # all found before any work
     print(f"Python {sys.version.split()[0]} (.venv):", flush=True)
     expected = grade_class(Path(sys.executable), args.work / "class-venv")
+    with ThreadPoolExecutor() as pool:  # pip mostly waits on the network and the disk: all three at once
+        pythons = dict(
+            zip(interpreters, pool.map(lambda m: venv(interpreters[m], args.work / f"venv-{m}"), interpreters))
+        )
     for minor, interpreter in interpreters.items():
         print(f"Python {minor} ({interpreter}):", flush=True)
-        python = venv(interpreter, args.work / f"venv-{minor}")
+        python = pythons[minor]
         got = grade_class(python, args.work / f"class-{minor}")
         if got != expected:
             differ = [(a, b) for a, b in zip(expected, got) if a != b] or [("rows", f"{len(expected)} vs {len(got)}")]
