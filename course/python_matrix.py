@@ -10,7 +10,12 @@ failure, never a skip) this makes a venv with the `instructor` extra, then:
     leaving out graded_at and execution_time only: every other cell must be identical;
   - runs the tests of what differs between Pythons: the child's names for code (hangs and
     "Start here", which read co_qualname from 3.11 on), the child's own interpreter, and
-    Gradescope's run_autograder on the built zip (a correct upload scores 127); none may skip;
+    Gradescope's run_autograder on the built zip (a correct upload scores 127), and on 3.10 and
+    3.12 (Ubuntu 22.04's and 24.04's) also where bwrap cannot make namespaces, as in
+    Gradescope's container: graded at the user level; none may skip;
+  - runs the public checks (`make check`, with that venv's Python) on the reference, where every
+    check passes, and on the release (assignments/, the stubs), where they run to their table
+    with a row for every part and no crash;
   - on 3.12 and 3.13, runs the public checks of a GitHub Classroom student repository (`make
     classroom`, its `make check` with that Python) on the reference: every check passes.
 Prints each step's time; exits 1 on the first difference.
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import re
 import shutil
 import subprocess
 import sys
@@ -28,11 +34,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from graders.parts import COURSE
+
 from .classroom import PYTHON_VERSION
 from .submissions import ROOT
 
 PYTHONS = ("3.10", "3.12", "3.13")
 PYENV = Path.home() / ".pyenv" / "versions"
+CLOSING = re.compile(r"(\d+ (passed|failed|skipped|errors?)(, )?)+ in [0-9.]+s")  # pytest's last line
 VARYING = {"graded_at", "execution_time"}  # a class run's times; everything else must agree
 TESTS = [
     "tests/test_hangs.py",
@@ -40,6 +49,12 @@ TESTS = [
     # Gradescope's run_autograder on the zip, in its /autograder layout, as root, with this venv
     "tests/test_gradescope.py::test_a_correct_upload_gets_full_marks_and_sees_only_the_visible_test_now",
 ]
+# Gradescope's container usually refuses bwrap its namespaces: its Pythons (Ubuntu 22.04's 3.10,
+# 24.04's 3.12) grade there at the user level too.
+GRADESCOPE_PYTHONS = ("3.10", "3.12")
+WITHOUT_NAMESPACES = (
+    "tests/test_gradescope.py::test_where_bwrap_cannot_make_namespaces_a_correct_upload_is_graded_at_the_user_level"
+)
 # The Classroom workflow's Python (course/classroom.py: setup-python 3.12) and the next; 3.10 is
 # Gradescope's, where no student repository runs.
 CLASSROOM_PYTHONS = ("3.12", "3.13")
@@ -54,12 +69,13 @@ def pyenv_python(minor: str) -> Path:
     return found[-1]
 
 
-def run(command: list[str], what: str, cwd: Path = ROOT) -> str:
-    """Run `command`, say how long it took; SystemExit with its output when it fails."""
+def run(command: list[str], what: str, cwd: Path = ROOT, exits: tuple[int, ...] = (0,)) -> str:
+    """Run `command`, say how long it took; SystemExit with its output when its exit status is
+    not one of `exits`."""
     start = time.monotonic()
     ran = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     print(f"  {what}: {time.monotonic() - start:.0f} s", flush=True)
-    if ran.returncode != 0:
+    if ran.returncode not in exits:
         raise SystemExit(
             f"python_matrix: {what} failed (exit {ran.returncode}):\n{ran.stdout[-3000:]}{ran.stderr[-3000:]}"
         )
@@ -87,7 +103,33 @@ def venv(interpreter: Path, folder: Path) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         run([str(interpreter), "-m", "venv", str(folder)], f"venv {folder.name}")
     run([str(python), "-m", "pip", "install", "-q", "-e", f"{ROOT}[instructor]"], f"install the kit in {folder.name}")
+    (folder / ".student").touch()  # what `make check VENV=folder` installs first, just installed
     return python
+
+
+def table(said: str) -> dict[str, tuple[int, int]]:
+    """The parts' rows of `make check`'s table ("value  71 / 71   all pass"): part -> (passed, checks)."""
+    rows = {}
+    for line in said.splitlines():
+        words = line.split()
+        if len(words) >= 4 and words[2] == "/" and words[1].isdigit() and words[3].isdigit():
+            rows[words[0]] = (int(words[1]), int(words[3]))
+    return rows
+
+
+def public_checks(folder: Path, submission: str) -> dict[str, tuple[int, int]]:
+    """`make check` with the venv in `folder` on `submission`: it must run to its table, with a
+    row for every part, and close with pytest's count of checks passed and failed, none in error
+    (make exits 2 when checks fail, as they do on the release; a crash shows as a missing row, an
+    error or no closing count). Its rows, part -> (passed, checks)."""
+    command = ["make", "--no-print-directory", "check", f"VENV={folder}", f"SUBMISSION={submission}"]
+    said = run(command, f"make check on {submission}", exits=(0, 2))
+    rows = table(said)
+    missing = [part.name for part in COURSE if part.name not in rows]
+    closing = [line for line in said.splitlines() if CLOSING.fullmatch(line)]
+    if missing or len(closing) != 1 or "error" in closing[0]:
+        raise SystemExit(f"python_matrix: make check on {submission} under {folder.name} crashed:\n{said[-3000:]}")
+    return rows
 
 
 def classroom_check(interpreter: Path, work: Path) -> None:
@@ -129,7 +171,15 @@ def main(argv: list[str] | None = None) -> int:
             differ = [(a, b) for a, b in zip(expected, got) if a != b] or [("rows", f"{len(expected)} vs {len(got)}")]
             raise SystemExit(f"python_matrix: grades.csv under {minor} differs from .venv's: {differ[:3]}")
         print(f"  grades.csv: {len(got)} rows identical to .venv's (graded_at, execution_time left out)", flush=True)
-        said = run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *TESTS], f"{' '.join(TESTS)}")
+        reference = public_checks(python.parent.parent, "reference")
+        if any(passed != checks for passed, checks in reference.values()):
+            raise SystemExit(f"python_matrix: the reference fails public checks under {minor}: {reference}")
+        release = public_checks(python.parent.parent, "assignments")
+        if {part: checks for part, (_, checks) in release.items()} != {p: c for p, (_, c) in reference.items()}:
+            raise SystemExit(f"python_matrix: the release's checks are not the reference's under {minor}: {release}")
+        print(f"  public checks: reference {reference}, release {release}", flush=True)
+        tests = TESTS + [WITHOUT_NAMESPACES] * (minor in GRADESCOPE_PYTHONS)
+        said = run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], f"{' '.join(tests)}")
         summary = said.strip().splitlines()[-1]
         print(f"  {summary}", flush=True)
         if "skipped" in summary:  # each is there to run on this Python

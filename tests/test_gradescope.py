@@ -69,7 +69,6 @@ def run_autograder(root: Path, *bwrap_options: str) -> dict:
         [
             "bwrap",
             "--die-with-parent",
-            *bwrap_options,
             *view,
             "--dev-bind",
             "/dev",
@@ -80,6 +79,7 @@ def run_autograder(root: Path, *bwrap_options: str) -> dict:
             "--bind",
             str(root),
             "/autograder",
+            *bwrap_options,  # after the view, so that a file bound here covers the view's
             "--chdir",
             "/autograder",
             "/autograder/run_autograder",
@@ -125,6 +125,29 @@ def test_a_correct_upload_gets_full_marks_and_sees_only_the_visible_test_now(aut
     hidden_tests = f"The hidden tests ({TOTAL:g} points in all) have run; their results appear after the due date."
     assert hidden_tests in results["output"]
     assert str(results["extra_data"]["seed"]) not in results["output"]  # the course's seed stays secret
+
+
+# bwrap as in a container that refuses user namespaces (Gradescope's, most of the time): the program
+# is there, and says what bwrap says there (graders/isolation/sandbox.py reads only its exit status).
+NO_NAMESPACES = "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+
+
+@needs_bwrap  # the simulation itself is a bwrap view of this machine
+def test_where_bwrap_cannot_make_namespaces_a_correct_upload_is_graded_at_the_user_level(autograder_zip, tmp_path):
+    root, refusing = tmp_path / "autograder", tmp_path / "bwrap"
+    root.mkdir()
+    refusing.write_text(NO_NAMESPACES)
+    refusing.chmod(0o755)
+    place("correct", unpack(autograder_zip, root), "minigrad")
+    # venv/ a folder, as setup.sh makes it: the child, under a uid of its own, reads NumPy there
+    # (unpack's link would lead into this project's folder, which other users cannot enter)
+    (root / "venv").unlink()
+    (root / "venv").mkdir()
+    bwrap = os.path.realpath(shutil.which("bwrap") or "/usr/bin/bwrap")
+    results = run_autograder(root, "--ro-bind", sys.prefix, "/autograder/venv", "--ro-bind", str(refusing), bwrap)
+    assert results["score"] == TOTAL + bonus_score(results) and part_scores(results) == FULL
+    assert (results["extra_data"]["isolation"], results["extra_data"]["official"]) == ("user", True)
+    assert "Graded in the `user` sandbox." in results["output"]
 
 
 @needs_bwrap

@@ -39,3 +39,47 @@ def test_grades_leave_out_the_times_and_nothing_else(tmp_path: Path) -> None:
     assert python_matrix.grades(one) == python_matrix.grades(other)
     assert python_matrix.grades(one) != python_matrix.grades(wrong)
     assert "graded_at" not in python_matrix.grades(one)[0] and python_matrix.grades(one)[0]["total"] == "122"
+
+
+RELEASE_CHECK = """FFFF [100%]
+
+minigrad public checks (the hidden tests grade more cases than these)
+part            passed
+value           0 / 71
+backward        0 / 13
+mlp             0 / 19
+tensor          0 / 54
+checkpoint     12 / 12   all pass
+169 failed in 1.73s
+"""
+
+
+@pytest.mark.parametrize(
+    "said, crashed",
+    [
+        (RELEASE_CHECK, False),
+        (RELEASE_CHECK.replace("mlp             0 / 19\n", ""), True),  # a part not reported
+        (RELEASE_CHECK.replace("169 failed in", "168 failed, 1 error in"), True),  # a check in error
+        (RELEASE_CHECK.replace("169 failed in 1.73s\n", "INTERNALERROR> KeyError\n"), True),  # no closing count
+    ],
+    ids=["release", "part missing", "error", "internal error"],
+)
+def test_public_checks_must_reach_their_table_for_every_part(
+    said: str, crashed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commands = []
+    monkeypatch.setattr(python_matrix, "run", lambda command, what, exits: commands.append((command, exits)) or said)
+    if crashed:
+        with pytest.raises(SystemExit, match="make check on assignments under venv-3.10 crashed"):
+            python_matrix.public_checks(Path("/m/venv-3.10"), "assignments")
+    else:
+        rows = python_matrix.public_checks(Path("/m/venv-3.10"), "assignments")
+        assert rows == {
+            "value": (0, 71),
+            "backward": (0, 13),
+            "mlp": (0, 19),
+            "tensor": (0, 54),
+            "checkpoint": (12, 12),
+        }
+    check = ["make", "--no-print-directory", "check", "VENV=/m/venv-3.10", "SUBMISSION=assignments"]
+    assert commands == [(check, (0, 2))]
