@@ -129,17 +129,39 @@ def reported(results: dict) -> int:
     return sum(test["score"] for test in results["tests"])
 
 
+HIDDEN = " (its answers are graded by the hidden tests)"
+# The line the reporter prints for each part ("✅ NAME" or "❌ NAME"), and its status and score.
+SOLUTIONS = {
+    "value": ("value: 71 of 71 checks, 28 / 28", "pass", 28),
+    "backward": ("backward: 13 of 13 checks, 22 / 22", "pass", 22),
+    "mlp": ("mlp: 19 of 19 checks, 28 / 28", "pass", 28),
+    "tensor": ("tensor: 54 of 54 checks, 32 / 32", "pass", 32),
+    "checkpoint": (f"checkpoint: 12 of 12 checks, 0 / 0{HIDDEN}", "pass", 0),
+}
+RELEASE = {
+    "value": ("value: 0 of 71 checks, 0 / 28", "fail", 0),
+    "backward": ("backward: 0 of 13 checks, 0 / 22", "fail", 0),
+    "mlp": ("mlp: 0 of 19 checks, 0 / 28", "fail", 0),
+    "tensor": ("tensor: 0 of 54 checks, 0 / 32", "fail", 0),
+    "checkpoint": (f"checkpoint: 0 of 12 checks, 0 / 0{HIDDEN}", "fail", 0),
+}
+
+
 @pytest.mark.parametrize("with_solutions", [True, False], ids=["solutions", "untouched release"])
-def test_every_step_scores_all_on_the_solutions_and_nothing_on_the_release(repository, tmp_path, with_solutions):
+def test_each_part_reads_as_one_line_with_its_points_all_on_the_solutions_none_on_the_release(
+    repository, tmp_path, with_solutions
+):
     clone = prepared(repository, tmp_path / "clone", with_solutions)
     outcomes = {}
     for step in grading_steps(repository):
         results, log = step_result(step, clone)
         assert "minigrad public checks" in log, log[-2000:]
-        assert len(results["tests"]) > 1 and results["max_score"] == classroom.POINTS[step["id"]]
-        outcomes[step["id"]] = (results["status"], reported(results))
-    points = classroom.POINTS.items()
-    assert outcomes == {part: ("pass", most) if with_solutions else ("fail", 0) for part, most in points}
+        (test,) = results["tests"]
+        assert results["max_score"] == classroom.POINTS[step["id"]] and results["status"] == test["status"]
+        assert (test["test_code"], test["line_no"]) == (f"make check PART={step['id']}", 0)
+        assert log.splitlines()[-1] == test["name"]  # the step's log closes with the same line
+        outcomes[step["id"]] = (test["name"], test["status"], test["score"])
+    assert outcomes == (SOLUTIONS if with_solutions else RELEASE)
 
 
 def test_a_wrong_rsub_costs_a_share_of_value_not_all_of_it(repository, tmp_path):
@@ -150,9 +172,12 @@ def test_a_wrong_rsub_costs_a_share_of_value_not_all_of_it(repository, tmp_path)
     engine.write_text(engine.read_text().replace(rsub, rsub + "        return self - other  # the wrong order\n"))
     (step,) = [s for s in grading_steps(repository) if s["id"] == "value"]
     results, log = step_result(step, clone)
-    passed, total = sum(t["status"] == "pass" for t in results["tests"]), len(results["tests"])
-    assert 0 < passed < total and results["status"] == "fail", log[-2000:]
-    assert reported(results) == 28 * passed // total > 0  # 70 of 71 today: 27 of 28, was 0
+    assert results["status"] == "fail" and results["max_score"] == 28, log[-2000:]
+    # 28 * 70 // 71 = 27.6 rounded down; a command grader's step gave 0, and one test per check
+    # put the 27 on the first check passed and 0 on the 69 others
+    assert [(t["name"], t["status"], t["score"]) for t in results["tests"]] == [
+        ("value: 70 of 71 checks, 27 / 28", "fail", 27)
+    ]
 
 
 def test_a_part_scores_in_proportion_to_its_checks_passed_rounded_down(tmp_path):
@@ -165,12 +190,24 @@ def test_a_part_scores_in_proportion_to_its_checks_passed_rounded_down(tmp_path)
     found = classroom_result.checks(junit)
     assert len(found) == 72 and found[70] == ("check 70", False) and found[71] == ("later", False)
     results = classroom_result.result("value", found, 28)
-    assert (results["status"], results["max_score"], reported(results)) == ("fail", 28, 28 * 70 // 72)
-    assert [test["score"] for test in results["tests"]][:2] == [27, 0]  # the whole share on the first check passed
-    assert reported(classroom_result.result("value", found[:70], 28)) == 28
-    assert reported(classroom_result.result("value", found[1:71], 28)) == 27  # 69 of 70: was 0 of 28
+    assert (results["status"], results["max_score"], reported(results)) == ("fail", 28, 27)  # 27.2 rounded down
+    assert results["tests"][0]["name"] == "value: 70 of 72 checks, 27 / 28"
+    every = classroom_result.result("value", found[:70], 28)
+    assert (every["status"], every["tests"][0]["name"], reported(every)) == (
+        "pass",
+        "value: 70 of 70 checks, 28 / 28",
+        28,
+    )
+    assert classroom_result.result("value", found[1:71], 28)["tests"][0]["name"] == "value: 69 of 70 checks, 27 / 28"
+    assert (
+        classroom_result.result("value", found[:1] + found[70:], 28)["tests"][0]["name"]
+        == "value: 1 of 3 checks, 9 / 28"
+    )
     nothing = classroom_result.result("value", [], 28)
-    assert (nothing["status"], reported(nothing), nothing["tests"][0]["status"]) == ("fail", 0, "error")
+    assert (nothing["status"], reported(nothing)) == ("error", 0)
+    assert [(t["name"], t["status"], t["message"]) for t in nothing["tests"]] == [
+        ("value: no check ran, 0 / 28", "error", "no check of value ran: see `make check PART=value`")
+    ]
 
 
 # Without directory lines, which make prints when it runs under another make (make test).

@@ -4,12 +4,17 @@
 
 Runs `make check PART=...` (so the log shows what `make check` prints on your machine), reads
 which checks passed from pytest's JUnit report, and writes the step's `result` output as
-Classroom's reporter reads it: base64 JSON with the part's `max_score` and one test per
-check. The reporter posts the sum of the tests' scores as "Points X/Y". A command step can
-only give all of its points or none, so 70 of 71 checks scored 0; here they score
-MAX_SCORE * 70 // 71. Classroom's points are whole numbers, so the share is rounded down and
-carried by the first check passed. The step always succeeds: a failing step would stop the
-reporter, and with it every part's points.
+Classroom's reporter reads it: base64 JSON with the part's `max_score` and one test, the
+part's line, e.g. "value: 70 of 71 checks, 27 / 28", scored the part's points. A command step
+can only give all of its points or none, so 70 of 71 checks scored 0; here they score
+MAX_SCORE * 70 // 71. Classroom's points are whole numbers, so the share is rounded down. One
+test per check would list 71 lines for one part, and the reporter prints no score beside them.
+The step always succeeds: a failing step would stop the reporter, and with it every part's
+points.
+
+The result's fields are those the command grader writes (classroom-resources/
+autograding-command-grader, src/main.js: generateResult): line_no 0, or the reporter
+(autograding-grading-reporter, src/console-results.js) prints "- line undefined" after the name.
 """
 
 from __future__ import annotations
@@ -37,22 +42,25 @@ def points(passed: int, total: int, most: int) -> int:
     return most * passed // total if total else 0
 
 
+def line(part: str, passed: int, total: int, most: int) -> str:
+    """What the student reads for the part: its checks passed and its points."""
+    said = f"{part}: {passed} of {total} checks, {points(passed, total, most)} / {most}"
+    return said if most else f"{said} (its answers are graded by the hidden tests)"
+
+
 def result(part: str, found: list[tuple[str, bool]], most: int) -> dict:
-    """The step's result: one test per check, the part's points on the first one passed."""
-    passed = sum(ok for _, ok in found)
-    score = points(passed, len(found), most)
-    tests = []
-    for name, ok in found:
-        message = "" if ok else f"see `make check PART={part}` for why"
-        tests.append(
-            {"name": name, "status": "pass" if ok else "fail", "score": score if ok else 0, "message": message}
-        )
-        score = 0 if ok else score
+    """The step's result: one test, the part's line, scored the part's points."""
+    passed, total = sum(ok for _, ok in found), len(found)
+    check = f"make check PART={part}"
     if not found:  # the checks did not run at all (the checks' own folder changed?)
-        message = f"no check of {part} ran: see `make check PART={part}`"
-        tests.append({"name": part, "status": "error", "score": 0, "message": message})
-    status = "pass" if found and passed == len(found) else "fail"
-    return {"version": 1, "status": status, "max_score": most, "tests": tests}
+        name, status, message = f"{part}: no check ran, 0 / {most}", "error", f"no check of {part} ran: see `{check}`"
+    else:
+        status = "pass" if passed == total else "fail"
+        name, message = line(part, passed, total, most), "" if passed == total else f"see `{check}` for why"
+    score = points(passed, total, most)
+    test = {"name": name, "status": status, "score": score, "message": message}
+    test |= {"test_code": check, "filename": "", "line_no": 0}
+    return {"version": 1, "status": status, "max_score": most, "tests": [test]}
 
 
 def encoded(results: dict) -> str:
@@ -70,8 +78,7 @@ def main(argv: list[str]) -> int:
             print(f"{part}: the checks took longer than {minutes} minutes (an endless loop?)")
         found = checks(junit) if junit.is_file() else []
     results = result(part, found, most)
-    score = sum(test["score"] for test in results["tests"])
-    print(f"{part}: {sum(ok for _, ok in found)} of {len(found)} checks passed, {score} of {most} points")
+    print(results["tests"][0]["name"])
     with open(os.environ.get("GITHUB_OUTPUT", os.devnull), "a") as output:
         output.write(f"result={encoded(results)}\n")
     return 0
