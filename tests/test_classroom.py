@@ -130,20 +130,14 @@ def reported(results: dict) -> int:
 
 
 HIDDEN = " (its answers are graded by the hidden tests)"
-# The line the reporter prints for each part ("✅ NAME" or "❌ NAME"), and its status and score.
-SOLUTIONS = {
-    "value": ("value: 71 of 71 checks, 28 / 28", "pass", 28),
-    "backward": ("backward: 13 of 13 checks, 22 / 22", "pass", 22),
-    "mlp": ("mlp: 19 of 19 checks, 28 / 28", "pass", 28),
-    "tensor": ("tensor: 54 of 54 checks, 32 / 32", "pass", 32),
-    "checkpoint": (f"checkpoint: 12 of 12 checks, 0 / 0{HIDDEN}", "pass", 0),
-}
-RELEASE = {
-    "value": ("value: 0 of 71 checks, 0 / 28", "fail", 0),
-    "backward": ("backward: 0 of 13 checks, 0 / 22", "fail", 0),
-    "mlp": ("mlp: 0 of 19 checks, 0 / 28", "fail", 0),
-    "tensor": ("tensor: 0 of 54 checks, 0 / 32", "fail", 0),
-    "checkpoint": (f"checkpoint: 0 of 12 checks, 0 / 0{HIDDEN}", "fail", 0),
+# The line the reporter prints for each part ("✅ LINE" or "❌ LINE"): on the solutions (every
+# check passes: the part's points), on the untouched release (none passes: 0).
+LINES = {
+    "value": ("value: 71 of 71 checks, 28 / 28", "value: 0 of 71 checks, 0 / 28"),
+    "backward": ("backward: 13 of 13 checks, 22 / 22", "backward: 0 of 13 checks, 0 / 22"),
+    "mlp": ("mlp: 19 of 19 checks, 28 / 28", "mlp: 0 of 19 checks, 0 / 28"),
+    "tensor": ("tensor: 54 of 54 checks, 32 / 32", "tensor: 0 of 54 checks, 0 / 32"),
+    "checkpoint": (f"checkpoint: 12 of 12 checks, 0 / 0{HIDDEN}", f"checkpoint: 0 of 12 checks, 0 / 0{HIDDEN}"),
 }
 
 
@@ -161,7 +155,11 @@ def test_each_part_reads_as_one_line_with_its_points_all_on_the_solutions_none_o
         assert (test["test_code"], test["line_no"]) == (f"make check PART={step['id']}", 0)
         assert log.splitlines()[-1] == test["name"]  # the step's log closes with the same line
         outcomes[step["id"]] = (test["name"], test["status"], test["score"])
-    assert outcomes == (SOLUTIONS if with_solutions else RELEASE)
+    expected = {
+        part: (solutions, "pass", classroom.POINTS[part]) if with_solutions else (release, "fail", 0)
+        for part, (solutions, release) in LINES.items()
+    }
+    assert outcomes == expected
 
 
 def test_a_wrong_rsub_costs_a_share_of_value_not_all_of_it(repository, tmp_path):
