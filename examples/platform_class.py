@@ -35,7 +35,7 @@ SOURCES = {  # the delivery, and the platform's roster and times beside it
     "moodle": ("CS101-minigrad-42.zip", "--roster", "worksheet.csv", "--times", "worksheet.csv"),
     "nbgrader": (".", "--roster", "students.csv"),
 }
-COMPARED = ("status", "total", "max_score", "bonus", "late", "hours_late", "penalty", "total_after_late")
+COMPARED = ("status", "total", "max_score", "bonus_points", "late", "hours_late", "penalty", "total_after_late")
 
 
 def grade(folder: Path, parts: str, jobs: int) -> int:

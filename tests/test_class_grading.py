@@ -94,7 +94,7 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
         results = (tmp_path / "out" / spec.stem / "results.json").read_text()
         bonus = bonus_score(json.loads(results))  # the optional extensions' points, apart from the total
         total = sum(expected.values())
-        assert (float(row["total"]), float(row["bonus"])) == pytest.approx((total, bonus), abs=1e-9)
+        assert (float(row["total"]), float(row["bonus_points"])) == pytest.approx((total, bonus), abs=1e-9)
         assert float(row["total_with_bonus"]) == pytest.approx(total + bonus, abs=1e-9)
         assert sum(float(row[part]) for part in PARTS) == pytest.approx(total, abs=1e-9)
         assert_feedback_adds_up((tmp_path / "out" / spec.stem / "feedback.md").read_text(), row)
@@ -127,7 +127,7 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
 
 def assert_feedback_adds_up(feedback: str, row: dict[str, str]) -> None:
     """The header says the base total and the bonus apart, and the part table adds up to it."""
-    header = f"**Total: {row['total']} / 122 + {row['bonus']} bonus**"
+    header = f"**Total: {row['total']} / 122 + {row['bonus_points']} bonus**"
     assert header in feedback.splitlines(), feedback[:300]
     table = re.findall(r"^\| (\w+) \| ([0-9.]+) / [0-9.]+ \|$", feedback, re.MULTILINE)
     assert [part for part, _ in table] == list(PARTS)

@@ -122,7 +122,7 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_grades_csv_total_is_the_base_and_no_show_is_0(out: Path) -> None:
     rows = {row["student"]: row for row in csv.DictReader((out / "grades.csv").open(newline=""))}
-    assert picked(rows, "total", "max_score", "bonus", "total_with_bonus", "status", "total_after_late") == {
+    assert picked(rows, "total", "max_score", "bonus_points", "total_with_bonus", "status", "total_after_late") == {
         "ann": ["4", "4", "1", "5", "graded", "4"],
         "bob": ["4", "4", "0", "4", "graded", "2"],
         "cat": ["0", "4", "0", "0", "no submission", "0"],

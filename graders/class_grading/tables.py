@@ -39,10 +39,12 @@ def grades(out: Path, parts: list[str], roll: Roll) -> None:
     they were graded (with a flag in errors.csv: code found but no package), the upload was
     refused, the grader failed, they submitted nothing (0 everywhere), or Ctrl-C came first.
     `total` is the base score, what the parts add up to out of `max_score`, as every text and
-    LMS export gives it; `bonus` (the optional extensions' points) and `total_with_bonus` are
-    their own columns, so a student who lost points never reads as full marks. The roll's
+    LMS export gives it; `bonus_points` (the optional extensions' points) and `total_with_bonus`
+    are their own columns, so a student who lost points never reads as full marks. (Not named
+    `bonus`: readers of the older grades.csv, whose `total` held the bonus, took `total - bonus`
+    for the base, and would now read 117 for full marks.) The roll's
     `columns` (LMS keys, lateness, the total after the late policy) come last."""
-    header = ["student", "total", "max_score", *parts, "bonus", "total_with_bonus", "seed", "isolation"]
+    header = ["student", "total", "max_score", *parts, "bonus_points", "total_with_bonus", "seed", "isolation"]
     header += ["graded_at", "submission", "status", *roll.columns]
     rows = []
     for student, standing in standings(roll).items():
