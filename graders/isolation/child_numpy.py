@@ -58,9 +58,7 @@ def copy_for(python: str, tag: str) -> Path | None:
 def safe_for_children(folder: Path) -> bool:
     """Whether `folder/numpy` may be offered to children: every user can read it, and only
     root or this user can change it (a folder a grading uid could write would let one
-    student's code plant a `numpy` that another student's grading imports). The folders are
-    those of the real path: a link into a closed folder reaches nothing a child can read."""
-    folder = folder.resolve()
+    student's code plant a `numpy` that another student's grading imports)."""
     package = folder / "numpy"
     try:
         info = package.lstat()
@@ -84,10 +82,9 @@ def _unchangeable_by_others(folder: Path, trusted: set[int]) -> bool:
 
 
 def readable_by_all(path: Path) -> bool:
-    """Whether any uid can read `path`: it is readable by others, and every folder above its
-    real path (links followed, as the child's open will) lets others in."""
+    """Whether any uid can read `path`: it is readable by others, and every folder above it
+    lets others in."""
     try:
-        path = path.resolve()
         return bool(path.stat().st_mode & 0o004) and all(p.stat().st_mode & 0o005 == 0o005 for p in path.parents)
     except OSError:
         return False
