@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from graders.kit import ROOT
+from graders.course_facts.kit import ROOT
 
 TARGET_SECONDS = 15 * 60
 JOBS = 2

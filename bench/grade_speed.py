@@ -22,7 +22,7 @@ from pathlib import Path
 from repeat import Figure, measure, warn_if_busy
 
 from course.submissions import ROOT, load, materialize
-from graders.parts import COURSE
+from graders.course_facts.parts import COURSE
 
 SPECS = ROOT / "tests" / "submissions"
 SUBMISSIONS = {"correct": SPECS / "correct.json", "broken (syntax error)": SPECS / "broken-syntax-error.json"}

@@ -33,8 +33,8 @@ from nbgrader.api import Gradebook
 
 from course.submissions import ROOT, materialize
 from graders.class_grading.gradebook import with_scripts_on_path
-from graders.intake import copy_package
-from graders.parts import PARTS
+from graders.course_facts.parts import PARTS
+from graders.uploads.intake import copy_package
 
 ASSIGNMENT = "minigrad"
 CHECKS = ROOT / "assignments" / "checks"

@@ -17,8 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from graders.course_facts.parts import COURSE
 from graders.gradescope.requirements import requirements
-from graders.parts import COURSE
 
 from .release import ROOT, build
 

@@ -38,7 +38,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders.kit import ROOT
+from graders.course_facts.kit import ROOT
 
 from .submissions import materialize
 

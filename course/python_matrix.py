@@ -34,7 +34,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from graders.parts import COURSE
+from graders.course_facts.parts import COURSE
 
 from .classroom import PYTHON_VERSION
 from .submissions import ROOT

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
-from graders.kit import ROOT
+from graders.course_facts.kit import ROOT
 
 from .markers import find_regions
 

@@ -15,7 +15,7 @@ A spec `NAME.json` says which submission it starts from and what it changes:
      "messages": ["words the failure messages must contain"],
      "said_once": ["words the grade (summary and messages together) says exactly once"],
      "first_lines": ["Start here: ...", "lines the grade's text opens its feedback with, verbatim",
-                     "(after the score table and its notes: graders/root_cause.py)"],
+                     "(after the score table and its notes: graders/reporting/root_cause.py)"],
      and, for attacks, what tests/test_grader_submissions.py must also check:
      "forbidden_words": ["words that must appear nowhere in the grade"],
      "must_not_exist": ["/paths/the/submission/must/not/have/written"],
@@ -35,7 +35,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from graders.kit import ROOT
+from graders.course_facts.kit import ROOT
 
 BASES = {"reference": ROOT / "reference" / "minigrad", "release": ROOT / "assignments" / "minigrad"}
 

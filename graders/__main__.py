@@ -1,5 +1,5 @@
 import sys
 
-from graders.grade_cli import main
+from graders.grading.grade_cli import main
 
 sys.exit(main())

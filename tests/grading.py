@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from graders import kit
+from graders.course_facts import kit
 from graders.isolation import identity, processes, sandbox
-from graders.results import read
+from graders.reporting.results import read
 
 ROOT = kit.ROOT  # the checkout, for the tests' paths
 STRONG = [level for level in sandbox.available_levels() if level != "local"]

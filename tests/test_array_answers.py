@@ -12,13 +12,13 @@ import textwrap
 
 import pytest
 
-from graders.cases import Case, Program
-from graders.child_loop import run_child
-from graders.comparison import close
+from graders.grading.cases import Case, Program
+from graders.grading.child_loop import run_child
+from graders.grading.comparison import close
+from graders.grading.judge import GradeFailure, judge
+from graders.grading.protocol import Outcome
 from graders.isolation import sandbox
-from graders.judge import GradeFailure, judge
-from graders.protocol import Outcome
-from graders.workdir import prepare_workdir
+from graders.isolation.workdir import prepare_workdir
 
 
 def array(shape: list[int], values: object) -> dict:

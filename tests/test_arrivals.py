@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from graders.arrivals import Arrivals
-from graders.judge import GraderError
-from graders.protocol import Outcome
+from graders.grading.arrivals import Arrivals
+from graders.grading.judge import GraderError
+from graders.grading.protocol import Outcome
 
 
 def later(seconds: float, action) -> threading.Thread:  # noqa: ANN001 - any callable

@@ -428,7 +428,7 @@ def test_restore_hints_give_the_path_from_where_make_check_runs(tmp_path: Path) 
 
 
 def test_a_file_the_grader_would_refuse_is_warned_about(tmp_path: Path) -> None:
-    from graders import intake
+    from graders.uploads import intake
 
     assert grader_limits_of_the_checks() == {
         "GRADER_MAX_FILE_BYTES": intake.MAX_FILE_BYTES,

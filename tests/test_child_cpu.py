@@ -1,5 +1,5 @@
 """A measured program's CPU is the parent's own count of the whole child that ran it
-(graders/child_cpu.py, graders/child_loop.py): the submission's clock, a worker it forks and
+(graders/isolation/child_cpu.py, graders/grading/child_loop.py): the submission's clock, a worker it forks and
 reaps, a thread, none of them hides a second of it."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from graders import child_loop
+from graders.grading import child_loop
+from graders.grading.protocol import Outcome
 from graders.isolation import cgroup, identity, sandbox
-from graders.protocol import Outcome
-from graders.workdir import seal, with_runner
+from graders.isolation.workdir import seal, with_runner
 
 from grading import STRONG
 

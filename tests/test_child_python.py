@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from graders.isolation import child_numpy, child_python, identity, sandbox, selftest
-from graders.workdir import prepare_workdir
+from graders.isolation.workdir import prepare_workdir
 
 from grading import needs_isolation
 

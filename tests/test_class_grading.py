@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from course.submissions import expected_scores, load, materialize
-from graders import course_seed
 from graders.class_grading import cli, report
+from graders.course_facts import course_seed
 
 from grading import ROOT, STRONG, bonus_score, ctrl_c_reaches_it, grader_tmp, leftover_processes, needs_isolation
 from nbgrader_export import nbgrader_export

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from graders.class_grading import layouts, lms_zip, roster
-from graders.class_grading.students import safe_id, unique
+from graders.uploads import layouts, lms_zip, roster
+from graders.uploads.students import safe_id, unique
 
 
 @pytest.mark.parametrize(

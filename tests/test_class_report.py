@@ -9,7 +9,7 @@ from pathlib import Path
 
 from graders.class_grading import report, tables
 from graders.class_grading.records import StoredGrade
-from graders.escape import markdown
+from graders.reporting.escape import markdown
 
 FLAG = "notes: code found but not graded (graded 0): no minigrad/ folder with .py files and no engine.py"
 

@@ -22,7 +22,9 @@ from test_class_grading import grade_class, read_csv
 
 from course import loopback_tls
 from course.submissions import materialize
-from graders.class_grading import cluster, jobs, kit_version, packing
+from graders.class_grading import cluster, jobs
+from graders.course_facts import kit_version
+from graders.uploads import packing
 
 from grading import ROOT, ctrl_c_reaches_it, leftover_processes, needs_isolation
 

@@ -3,9 +3,9 @@ the grader and the public checks read the same table, so it is tested once, here
 
 from __future__ import annotations
 
-from graders import notes
-from graders.judge import course_api
-from graders.protocol import Outcome
+from graders.grading import notes
+from graders.grading.judge import course_api
+from graders.grading.protocol import Outcome
 
 
 def test_a_missing_reflected_operator_is_named() -> None:

@@ -1,4 +1,4 @@
-"""graders/escape.py, function by function: what each format receives from student text.
+"""graders/reporting/escape.py, function by function: what each format receives from student text.
 
 The Markdown checks parse what is written with mistune (nbconvert's renderer, so installed
 with nbgrader), GitHub's tables and bare-link finding switched on: what a viewer would build
@@ -16,8 +16,8 @@ import re
 import mistune
 import pytest
 
-from graders import escape
 from graders.class_grading import tables
+from graders.reporting import escape
 
 ATTACKS = [
     "<script>alert(1)</script>",

@@ -13,10 +13,10 @@ import random
 
 import pytest
 
-from graders import notes
-from graders.judge import plain
-from graders.kit import SUITES
-from graders.protocol import Outcome
+from graders.course_facts.kit import SUITES
+from graders.grading import notes
+from graders.grading.judge import plain
+from graders.grading.protocol import Outcome
 
 SEEDS = range(20)
 

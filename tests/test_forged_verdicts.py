@@ -25,11 +25,11 @@ import sys
 from pathlib import Path
 
 from course.submissions import materialize
-from graders.cases import MAKER, Case
-from graders.child_loop import run_reference
-from graders.comparison import close
-from graders.kit import CHILD, SUITES
-from graders.parts import PARTS
+from graders.course_facts.kit import CHILD, SUITES
+from graders.course_facts.parts import PARTS
+from graders.grading.cases import MAKER, Case
+from graders.grading.child_loop import run_reference
+from graders.grading.comparison import close
 
 from grading import ROOT, grade
 
@@ -83,7 +83,7 @@ def graded_cases(seed: int) -> list[tuple[str, Case]]:
 
 def programs_sent(cases: list[tuple[str, Case]]) -> list[list | None]:
     """Every program as the grader sends them, None for the API probe (run after the last
-    program of part 1, as graders/plugin.py places it)."""
+    program of part 1, as graders/grading/plugin.py places it)."""
     programs = [program.steps for _, case in cases for program in case.programs]
     parts = [case.part for _, case in cases for _ in case.programs]
     probe = len(parts) - parts[::-1].index("value")

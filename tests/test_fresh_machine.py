@@ -16,7 +16,7 @@ import pytest
 from course import machine
 from course.submissions import materialize
 from graders.isolation import child_numpy, identity, sandbox, selftest
-from graders.workdir import prepare_workdir
+from graders.isolation.workdir import prepare_workdir
 
 from grading import ROOT, grader_tmp, needs_isolation
 

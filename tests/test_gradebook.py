@@ -16,7 +16,7 @@ from nbgrader.api import Gradebook
 
 from course.submissions import expected_scores, materialize
 from graders.class_grading.gradebook import ASSIGNMENT
-from graders.parts import POINTS
+from graders.course_facts.parts import POINTS
 
 from grading import ROOT, bonus_score, grade, part_scores
 from nbgrader_export import nbgrader_export, store

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from course.submissions import materialize
-from graders import child_loop, intake
+from graders.course_facts.parts import POINTS
+from graders.grading import child_loop
 from graders.isolation import cgroup, identity, sandbox
-from graders.parts import POINTS
-from graders.workdir import prepare_workdir
+from graders.isolation.workdir import prepare_workdir
+from graders.uploads import intake
 
 from grading import ROOT, STRONG, bonus_score, grade, grader_tmp, leftover_processes, needs_isolation, part_scores
 

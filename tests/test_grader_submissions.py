@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from course.submissions import expected_scores, load, materialize
-from graders import course_seed
+from graders.course_facts import course_seed
+from graders.course_facts.parts import POINTS
 from graders.isolation import sandbox
-from graders.parts import POINTS
 
 from grading import ROOT, STRONG, bonus_score, grade, leftover_processes, needs_isolation, part_scores
 

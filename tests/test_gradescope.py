@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from course.submissions import materialize
+from graders.course_facts.parts import POINTS
 from graders.gradescope import package
 from graders.gradescope.run import API_MATCHES, API_NAME
 from graders.isolation import sandbox
-from graders.parts import POINTS
 
 from grading import ROOT, bonus_score, grade, part_scores
 

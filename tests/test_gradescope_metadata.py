@@ -1,6 +1,6 @@
 """Gradescope's submission_metadata.yml and nbgrader's timestamp.txt travel with the download, so
 a hostile value in them is one student's missing time or the export's clear refusal, never a
-crash or a stall of the class (graders/class_grading/gradescope_metadata.py, layouts.py)."""
+crash or a stall of the class (graders/uploads/gradescope_metadata.py, layouts.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.class_grading import layouts
+from graders.uploads import layouts
 
 ENGINE = "class Value:\n    pass\n"
 

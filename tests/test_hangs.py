@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from graders import child_loop, hang_report
+from graders.grading import child_loop, hang_report
+from graders.grading.protocol import Outcome
 from graders.isolation import sandbox
-from graders.protocol import Outcome
-from graders.workdir import prepare_workdir
+from graders.isolation.workdir import prepare_workdir
 
 ENGINE = """
 import time

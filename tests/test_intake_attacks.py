@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from course.submissions import materialize
-from graders import intake
-from graders.class_grading import archives, dispatch, jobs, layouts, packing
+from graders.class_grading import dispatch, jobs
+from graders.uploads import archives, intake, layouts, packing
 
 from grading import ROOT, grader_tmp, needs_isolation
 from nbgrader_export import nbgrader_export

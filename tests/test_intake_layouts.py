@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from course.submissions import materialize
-from graders import intake
+from graders.uploads import intake
 
 from grading import ROOT
 

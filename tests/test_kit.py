@@ -1,4 +1,4 @@
-"""The kit's paths and the files a grade depends on are said once (graders/kit.py), and every
+"""The kit's paths and the files a grade depends on are said once (graders/course_facts/kit.py), and every
 user of that list (the version digest, the reference cache, Gradescope's zip) sees the same."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import gzip
 import shutil
 
-from graders import kit
+from graders.course_facts import kit
 from graders.gradescope import package
-from graders.workdir import with_runner
+from graders.isolation.workdir import with_runner
 
 
 def test_every_file_a_grade_reads_is_a_grade_input():

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graders.class_grading import lateness, moments
+from graders.class_grading import lateness
+from graders.uploads import moments
 
 UTC = datetime.timezone.utc
 DUE = datetime.datetime(2026, 11, 21, 8, 0, tzinfo=UTC)

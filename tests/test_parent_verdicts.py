@@ -12,10 +12,10 @@ import random
 import numpy as np
 import pytest
 
-from graders.cases import Case, Program
-from graders.judge import GradeFailure, judge
-from graders.kit import SUITES
-from graders.protocol import Outcome
+from graders.course_facts.kit import SUITES
+from graders.grading.cases import Case, Program
+from graders.grading.judge import GradeFailure, judge
+from graders.grading.protocol import Outcome
 from minigrad import layers  # the reference package (tests/conftest.py puts it on the path)
 from minigrad.datasets import digits
 from minigrad.tensor import Tensor

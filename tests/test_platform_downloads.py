@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 
 from course import platform_class
-from graders import intake
-from graders.class_grading import layouts, times
+from graders.uploads import intake, layouts, times
 
 from grading import grader_tmp, needs_isolation
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from course.release import ROOT
-from graders.parts import PARTS
+from graders.course_facts.parts import PARTS
 
 CHECKS = ROOT / "assignments" / "checks"
 

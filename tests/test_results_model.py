@@ -1,17 +1,17 @@
-"""results.json is written and read in one module (graders/results.py): what the writer puts
+"""results.json is written and read in one module (graders/reporting/results.py): what the writer puts
 in, every reader gets back, with one rule for a bonus test."""
 
 from __future__ import annotations
 
 import json
 
-from graders import root_cause
 from graders.class_grading import report, tables
 from graders.class_grading.records import StoredGrade
-from graders.judge import course_api
-from graders.protocol import TEXT_LIMIT, parse_line
-from graders.results import Verdict, gradescope, part_totals, read, summary, total_text
-from graders.root_cause import Cause
+from graders.grading.judge import course_api
+from graders.grading.protocol import TEXT_LIMIT, parse_line
+from graders.reporting import root_cause
+from graders.reporting.cause import Cause
+from graders.reporting.results import Verdict, gradescope, part_totals, read, summary, total_text
 
 RSUB = "unsupported operand type(s) for -: 'int' and 'Value'"
 

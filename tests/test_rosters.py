@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from graders.class_grading import gradebook, roster
+from graders.class_grading import gradebook
+from graders.uploads import roster
 
 CANVAS_GRADEBOOK = (
     "Student,ID,SIS User ID,SIS Login ID,Section,minigrad (4242),Current Score\n"

@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from graders.isolation import identity, namespaces, sandbox, selftest
-from graders.workdir import prepare_workdir
+from graders.isolation.workdir import prepare_workdir
 
 
 def probe(level: str, own_namespaces: bool = False) -> tuple[sandbox.Isolation, dict[str, bool]]:

@@ -23,8 +23,8 @@ import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
 
-from graders.class_grading import layouts
 from graders.similarity import cli, fingerprints, release, report, tokens
+from graders.uploads import layouts
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = Path(__file__).resolve().parent / "similarity"

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from test_intake_attacks import ADA, NIA, check_outputs, grade_class, package, tar_bytes, under
 
-from graders.class_grading import archives
 from graders.similarity import cli as similar
+from graders.uploads import archives
 
 from grading import needs_isolation
 

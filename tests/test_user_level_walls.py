@@ -18,10 +18,11 @@ import pytest
 from test_grader_submissions import listening
 
 from course.submissions import expected_scores, load, materialize
-from graders import course_seed
-from graders.class_grading import jobs, kit_version, packing
+from graders.class_grading import jobs
+from graders.course_facts import course_seed, kit_version
 from graders.isolation import identity, namespaces, preflight, sandbox, selftest
-from graders.workdir import prepare_workdir
+from graders.isolation.workdir import prepare_workdir
+from graders.uploads import packing
 
 from grading import ROOT, grade, grader_tmp, leftover_processes, part_scores
 

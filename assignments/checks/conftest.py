@@ -46,7 +46,7 @@ WALL_FACTOR = 6  # a check that waits instead of computing (a sleep) is stopped 
 # and it gets little CPU. It gets another wait, up to LAST_RESORT times its budget by the clock.
 COMPUTING_SHARE = 0.01
 LAST_RESORT = 20
-# What the grader accepts of minigrad/ (it refuses the rest): the limits of graders/intake.py.
+# What the grader accepts of minigrad/ (it refuses the rest): the limits of graders/uploads/intake.py.
 GRADER_MAX_FILE_BYTES = 512 * 1024
 GRADER_MAX_FILES = 32
 GRADER_MAX_TOTAL_BYTES = 4 * 1024 * 1024

@@ -16,7 +16,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from graders.kit import ROOT
+from graders.course_facts.kit import ROOT
 
 from . import allowed, report, stored
 from .mutants import capped, package_mutants

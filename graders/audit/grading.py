@@ -18,9 +18,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders.kit import ROOT
-from graders.parts import COURSE, registry
-from graders.results import BONUS
+from graders.course_facts.kit import ROOT
+from graders.course_facts.parts import COURSE, registry
+from graders.reporting.results import BONUS
 
 CHECKS = ROOT / "assignments" / "checks"
 PUBLIC_TIMEOUT = 300  # seconds for one part's checks: a backstop, each check has its own CPU budget

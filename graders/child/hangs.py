@@ -5,7 +5,7 @@ A program that never ends is stopped by the parent at its deadline; from outside
 cannot tell where. So the child sets an alarm a little before each program's deadline, and if
 the program is still running then, it sends one extra line naming the innermost function of
 the submission on the stack: {"i": index, "stuck": {"module", "name", "file", "line"}}. The
-parent trusts it only for a program that did then time out (graders/hang_report.py).
+parent trusts it only for a program that did then time out (graders/grading/hang_report.py).
 
 A fresh child is told the functions earlier children were stopped in ("hanging" in its
 request). Each is replaced, as its module is imported, by a stand-in that raises `KnownFailure`

@@ -8,7 +8,7 @@ time from the first on], "hanging" and "exiting": [functions and modules to stop
 hangs.py]}. Output (stdout):
 one line per program, {"i": index, "out": [...], "error": null | {"type", "message", "where"}}
 (an error may also say "function", "file", "line" and "code": where in the submission it
-starts, which graders/protocol.py checks); and notes on the side (hangs.py): where a program
+starts, which graders/grading/protocol.py checks); and notes on the side (hangs.py): where a program
 still running near its deadline is, and each import of a submission module begun and ended.
 Argument (optional): the folder holding a NumPy this interpreter can import (numpy_only.py).
 """

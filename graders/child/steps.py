@@ -208,7 +208,7 @@ def grader_lookup(exc: BaseException) -> tuple[str, str | None] | None:
 @step
 def measured(run: Run, *, what: str, limit: float, stop_after: float) -> None:
     """Nothing here: a program that starts with this step is timed by the parent, which runs it
-    alone in a fresh child and counts the CPU of everything that child does (graders/cases.py)."""
+    alone in a fresh child and counts the CPU of everything that child does (graders/grading/cases.py)."""
 
 
 @step

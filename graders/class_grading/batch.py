@@ -19,24 +19,13 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from graders import grade, intake
-from graders.escape import say
-from graders.parts import PARTS
+from graders.course_facts import kit_version
+from graders.course_facts.parts import PARTS
+from graders.grading import grade
+from graders.reporting.escape import say
+from graders.uploads import intake, layouts, packing, roster
 
-from . import (
-    dispatch,
-    feedback,
-    gradebook,
-    jobs,
-    kit_version,
-    lateness,
-    layouts,
-    packing,
-    records,
-    report,
-    roster,
-    tables,
-)
+from . import dispatch, feedback, gradebook, jobs, lateness, records, report, tables
 from .columns import key_columns
 from .exports import write_exports
 from .records import StoredGrade

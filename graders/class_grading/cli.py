@@ -34,11 +34,12 @@ import sys
 import zoneinfo
 from pathlib import Path
 
-from graders import course_seed
+from graders.course_facts import course_seed
+from graders.course_facts.parts import PARTS
 from graders.isolation import preflight, sandbox
-from graders.parts import PARTS
+from graders.uploads import layouts, moments, roster, staging, times
 
-from . import lateness, layouts, moments, roster, staging, times
+from . import lateness
 from .batch import ClassOptions, grade_class
 
 STAGING = ".staging-"  # inside --out, for unpacked uploads; removed at the end

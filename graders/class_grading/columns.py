@@ -9,9 +9,10 @@ from __future__ import annotations
 import datetime
 from collections.abc import Mapping
 
-from graders.results import read
+from graders.reporting.results import read
+from graders.uploads import layouts
 
-from . import lateness, layouts
+from . import lateness
 from .records import StoredGrade
 
 

@@ -3,7 +3,7 @@
 Built only from the grade's own `results.json`, whose messages the judge already wrote for
 students: a test the suite marks secret (the checkpoint's questions) shows "(hidden)" for its
 inputs and expected value, so neither can reach a feedback file. The failures come root cause
-first, in the groups the grader kept (graders/root_cause.py): "Start here: ...", then each
+first, in the groups the grader kept (graders/reporting/root_cause.py): "Start here: ...", then each
 group with its first test's message in full and the others by name; a file that does not load
 is one note, with the tests it stopped. A grade from before the groups were kept has its
 failures grouped by message, in the order they ran.
@@ -13,7 +13,7 @@ class is done, each page also says when the student handed in, the due, how late
 penalty and the total after it (`lateness`): the raw total above it never changes.
 
 Every string taken from results.json (messages, notes, test and part names, the student id)
-is escaped for the file it lands in by `graders.escape`: a message quotes the student's own
+is escaped for the file it lands in by `graders.reporting.escape`: a message quotes the student's own
 exception text and file names, which must not become HTML, Markdown headings or links.
 """
 
@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders import output_files, root_cause
-from graders.escape import html, markdown, markdown_block, markdown_text, visible
-from graders.results import GradedTest, read
+from graders.reporting import output_files, root_cause
+from graders.reporting.escape import html, markdown, markdown_block, markdown_text, visible
+from graders.reporting.results import GradedTest, read
 
 from . import records
 from .standing import Standing

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from _pytest.config import default_plugins
 
-from graders import grade_cli
+from graders.grading import grade_cli
 from graders.isolation import namespaces, sandbox
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h

@@ -45,10 +45,10 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.exc import SAWarning  # noqa: E402
 
-from graders.escape import csv_cell  # noqa: E402
-from graders.results import BONUS  # noqa: E402
+from graders.reporting.escape import csv_cell  # noqa: E402
+from graders.reporting.results import BONUS  # noqa: E402
+from graders.uploads.moments import when  # noqa: E402
 
-from .moments import when  # noqa: E402
 from .standing import Roll, Standing, standings  # noqa: E402
 
 if TYPE_CHECKING:

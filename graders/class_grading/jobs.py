@@ -32,7 +32,10 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import dask_worker, forkserver, kit_version, packing
+from graders.course_facts import kit_version
+from graders.uploads import packing
+
+from . import dask_worker, forkserver
 
 TIMEOUT = 600.0  # seconds; the grader bounds itself far below this (its children have 150 s together)
 POLL = 0.25  # seconds between checks that the task is still wanted

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders import output_files
-from graders.escape import json_text
+from graders.reporting import output_files
+from graders.reporting.escape import json_text
 
 RESULTS = "results.json"
 GRADING = "grading.json"
@@ -21,7 +21,7 @@ GRADING = "grading.json"
 
 @dataclass
 class StoredGrade:
-    """A student's complete grade under `--out`: results.json (read with `graders.results.read`)
+    """A student's complete grade under `--out`: results.json (read with `graders.reporting.results.read`)
     and grading.json, as parsed."""
 
     student: str

@@ -1,7 +1,7 @@
 """The instructor's overview: summary.md (totals, part means, the most common mistakes, who
 is missing or unexpected) and histogram.png (score distribution and part means).
 
-Every name, warning and hint is escaped for Markdown by `graders.escape`: warnings quote file
+Every name, warning and hint is escaped for Markdown by `graders.reporting.escape`: warnings quote file
 names from uploads, and the hints are read back from results.json, so none may start a
 heading, a link or HTML in a file an LMS or a viewer renders.
 """
@@ -13,9 +13,9 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from graders import output_files
-from graders.escape import markdown
-from graders.results import read
+from graders.reporting import output_files
+from graders.reporting.escape import markdown
+from graders.reporting.results import read
 
 from .records import StoredGrade
 from .standing import Roll, Standing, standings

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from graders.results import read
+from graders.reporting.results import read
 
 from .records import StoredGrade
 

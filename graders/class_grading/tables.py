@@ -12,9 +12,10 @@ import io
 import statistics
 from pathlib import Path
 
-from graders import intake, output_files
-from graders.escape import csv_cell
-from graders.results import read
+from graders.reporting import output_files
+from graders.reporting.escape import csv_cell
+from graders.reporting.results import read
+from graders.uploads import intake
 
 from .records import StoredGrade
 from .standing import MISSING, Roll, standings

@@ -19,10 +19,10 @@ import sys
 import zipfile
 from pathlib import Path
 
-from graders import course_seed, kit
-from graders.grade import VISIBILITIES
+from graders.course_facts import course_seed, kit
 from graders.gradescope.requirements import requirements
 from graders.gradescope.run import SECRET, SETTINGS
+from graders.grading.grade import VISIBILITIES
 
 ROOT = kit.ROOT
 HERE = Path(__file__).resolve().parent

@@ -17,9 +17,11 @@ import json
 import subprocess
 import sys
 
-from graders import kit, output_files, root_cause, upload_check
-from graders.escape import json_text, markdown, markdown_block, markdown_text, say
-from graders.results import bonus_points, part_scores, read, total_text
+from graders.course_facts import kit
+from graders.grading import upload_check
+from graders.reporting import output_files, root_cause
+from graders.reporting.escape import json_text, markdown, markdown_block, markdown_text, say
+from graders.reporting.results import bonus_points, part_scores, read, total_text
 
 SOURCE = kit.ROOT  # the unpacked zip: /autograder/source on Gradescope
 AUTOGRADER = SOURCE.parent

@@ -24,7 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..kit import ROOT
+from graders.course_facts.kit import ROOT
+
 from . import cgroup
 from .processes import kill_until_gone
 

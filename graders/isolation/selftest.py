@@ -27,11 +27,12 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..class_grading import kit_version
-from ..kit import SUITES
-from ..workdir import prepare_workdir
+from graders.course_facts import kit_version
+from graders.course_facts.kit import SUITES
+
 from . import child_numpy, namespaces, sandbox
 from .identity import Identity
+from .workdir import prepare_workdir
 
 MUST_HIDE = {"bwrap": {"network", "canary", "environ"}, "user": {"network", "canary", "environ"}, "local": set()}
 ENV_KEY = "MINIGRAD_GRADER_CANARY"

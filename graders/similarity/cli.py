@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graders import output_files
-from graders.class_grading import layouts, staging
-from graders.escape import markdown, say
+from graders.reporting import output_files
+from graders.reporting.escape import markdown, say
+from graders.uploads import layouts, staging
 
 from . import common, matching, release, report, sources
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graders import kit
+from graders.course_facts import kit
 
 from . import fingerprints, tokens
 

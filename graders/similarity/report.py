@@ -2,7 +2,7 @@
 lines for summary.md and the terminal.
 
 Everything a student wrote (code, ids, file names, corpus paths) is escaped by
-`graders.escape` for the place it lands: HTML escaped (so a file holding `</script>` or
+`graders.reporting.escape` for the place it lands: HTML escaped (so a file holding `</script>` or
 `<img onerror=...>` shows as text), CSV cells that cannot start a formula, Markdown code spans.
 The pages also forbid scripts and every outside load (their Content-Security-Policy), so even a
 mistake in escaping could run nothing.
@@ -22,8 +22,8 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from graders import output_files
-from graders.escape import csv_cell, html, markdown
+from graders.reporting import output_files
+from graders.reporting.escape import csv_cell, html, markdown
 
 from .common import SetAside
 from .fingerprints import Body, Place

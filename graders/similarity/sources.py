@@ -20,8 +20,7 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from graders import intake
-from graders.class_grading import layouts, packing
+from graders.uploads import intake, layouts, packing
 
 TOGETHER = " + "  # joins the submitters of a group submission (never in an id: ids keep no `+`)
 

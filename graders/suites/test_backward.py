@@ -8,8 +8,8 @@ lesson's worked example keeps its `** 2` (the child's `square`), falling back to
 an engine without `**`.
 """
 
-from graders.cases import Case, Program, cases
-from graders.judge import plain
+from graders.grading.cases import Case, Program, cases
+from graders.grading.judge import plain
 
 ORDER_HINT = (
     "if part 1 fails too, fix + and * there first; "

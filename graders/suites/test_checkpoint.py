@@ -1,7 +1,7 @@
 """Hidden suite, the checkpoint quiz: each answer, without ever showing the right one."""
 
-from graders.cases import Case, Program, cases
-from graders.kit import reference_module
+from graders.course_facts.kit import reference_module
+from graders.grading.cases import Case, Program, cases
 
 POINTS = 1.0
 # Where each question's idea is taught, and the step a wrong answer most often skips: the hint

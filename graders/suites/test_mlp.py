@@ -4,8 +4,8 @@ Networks are linear (`activation="linear"`) wherever the activation is not what 
 about, so an engine missing tanh or relu loses those operators' own tests and nothing else.
 """
 
-from graders.cases import Case, Program, cases
-from graders.kit import reference_module
+from graders.course_facts.kit import reference_module
+from graders.grading.cases import Case, Program, cases
 
 ORDER_HINT = "parameters() order: layer by layer, neuron by neuron, the weights in input order, then the bias"
 SHAPES = [(3, [4, 4, 1]), (2, [3, 2]), (4, [5]), (1, [3, 3, 1])]

@@ -14,9 +14,9 @@ this process, and the milestone's time is the parent's own count (cases.measured
 
 import operator
 
-from graders.cases import Case, Program, cases
-from graders.comparison import close, is_array, is_number
-from graders.kit import TRAINING_DIGITS, digit_rows
+from graders.course_facts.kit import TRAINING_DIGITS, digit_rows
+from graders.grading.cases import Case, Program, cases
+from graders.grading.comparison import close, is_array, is_number
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 SYMBOLS = {**BINARY, "matmul": "@", "pow": "**"}

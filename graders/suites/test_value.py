@@ -2,9 +2,9 @@
 
 import math
 
-from graders.cases import Case, Program, cases
-from graders.comparison import close
-from graders.judge import plain
+from graders.grading.cases import Case, Program, cases
+from graders.grading.comparison import close
+from graders.grading.judge import plain
 
 BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 REVERSED = {"+": "__radd__", "-": "__rsub__", "*": "__rmul__", "/": "__rtruediv__"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graders import output_files
+from graders.reporting import output_files
 
 from .. import feedback
 from ..records import StoredGrade

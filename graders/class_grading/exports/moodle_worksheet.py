@@ -28,8 +28,8 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from graders.escape import html
-from graders.results import read
+from graders.reporting.escape import html
+from graders.reporting.results import read
 
 from .. import feedback
 from ..records import StoredGrade

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from graders import intake
+from graders.uploads import intake
 
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz")
 CODE = (".py", ".ipynb")

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from graders import output_files
+from graders.reporting import output_files
 
 from . import layouts
 

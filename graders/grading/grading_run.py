@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .isolation.sandbox import Isolation
+from graders.isolation.sandbox import Isolation
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
-GRADERS = Path(__file__).resolve().parent
+GRADERS = Path(__file__).resolve().parents[1]  # this file is graders/course_facts/kit.py
 ROOT = GRADERS.parent  # the checkout (on Gradescope, the unpacked autograder.zip)
 CHILD = GRADERS / "child"  # the runner and interpreter copied into every child's folder
 SUITES = GRADERS / "suites"
-ISOLATION = GRADERS / "isolation"
+GRADING_PACKAGES = ("grading", "reporting", "course_facts", "isolation")  # every module a grading runs
 REFERENCE = ROOT / "reference"  # holds minigrad/, the package the suites compare with
 REGISTRY = REFERENCE / "checks" / "parts.py"  # the parts, shared with the public checks
 COURSE_API = REFERENCE / "checks" / "course_api.py"  # words for an unmet requirement, shared too
@@ -41,12 +41,14 @@ def digit_rows() -> list[str]:
 
 
 def grade_inputs() -> list[Path]:
-    """Every file a grade depends on, sorted: the grader's own modules (the command, the
-    isolation), the child's, the suites (with their pytest.ini), the reference package, the
-    parts registry and the digits."""
+    """Every file a grade depends on, sorted: the grader's own modules (one grading, how it is
+    reported, the course's facts, the isolation, and the reading of one upload), the child's,
+    the suites (with their pytest.ini), the reference package, the parts registry and the
+    digits. The class command's own modules are not among them: they change no grade."""
     found = [
         *GRADERS.glob("*.py"),
-        *ISOLATION.glob("*.py"),
+        *(path for package in GRADING_PACKAGES for path in (GRADERS / package).glob("*.py")),
+        GRADERS / "uploads" / "intake.py",
         *CHILD.glob("*.py"),
         *SUITES.glob("*.py"),
         SUITES / "pytest.ini",

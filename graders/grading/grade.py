@@ -23,15 +23,18 @@ from pathlib import Path
 
 import pytest
 
-from . import intake, output_files, reference_cache, root_cause, upload_check
-from .escape import json_text, say, terminal, untrusted
+from graders.course_facts.kit import SUITES
+from graders.course_facts.parts import PARTS
+from graders.isolation import child_python, identity, sandbox, selftest
+from graders.isolation.workdir import prepare_workdir
+from graders.reporting import output_files, root_cause
+from graders.reporting.escape import json_text, say, terminal, untrusted
+from graders.reporting.results import gradescope, summary
+from graders.uploads import intake
+
+from . import reference_cache, upload_check
 from .grading_run import GradingRun
-from .isolation import child_python, identity, sandbox, selftest
-from .kit import SUITES
-from .parts import PARTS
 from .plugin import Grading
-from .results import gradescope, summary
-from .workdir import prepare_workdir
 
 VISIBILITIES = ("after_due_date", "after_published", "visible", "hidden")  # Gradescope's words
 

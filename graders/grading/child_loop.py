@@ -27,13 +27,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from . import child_cpu, hang_report
+from graders.course_facts.kit import REFERENCE
+from graders.isolation import child_cpu, sandbox
+from graders.isolation.workdir import seal, with_runner
+
+from . import hang_report
 from .cases import measured
 from .hang_report import Import, Stuck
-from .isolation import sandbox
-from .kit import REFERENCE
 from .protocol import TEXT_LIMIT, Outcome, failure, parse_line
-from .workdir import seal, with_runner
 
 PROGRAM_TIMEOUT = 5.0  # wall seconds per program: room for a machine running a grading per core
 PART_BUDGET = 10.0  # wall seconds a part may lose to programs that never finish

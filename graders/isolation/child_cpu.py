@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .isolation import cgroup, identity, sandbox
+from . import cgroup, identity, sandbox
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders import intake
+from graders.uploads import intake
 
 from . import archives
 

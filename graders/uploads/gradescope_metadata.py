@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from graders import intake
+from graders.uploads import intake
 
 MAX_BYTES = 4 * 1024 * 1024  # a few hundred bytes per submission: a course of 10,000 fits
 MAX_DEPTH = 8  # the export nests 4 deep: folder, entry, submitters, submitter

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .cause import Cause
 from .results import GradedTest, Verdict
 
 # The course's Value in dependency order: what most of it is built on first.
@@ -55,28 +56,6 @@ NETWORK_USES = ("Value.__add__", "Value.__mul__")
 SHOWN_IN_FULL = 10  # groups whose first message the grade's text shows whole; the rest by name
 KEY = "root_causes"  # results.json's extra_data key
 UNLOADABLE_HINT = "Python reads a whole file before it runs any of it: fix the line named (or the one above it)"
-
-
-@dataclass(frozen=True)
-class Cause:
-    """Where one failed test's trouble starts. `name` is the group ("Value.__mul__", "nn.py");
-    it is empty for a wrong result of several operators, grouped by what it `uses`."""
-
-    name: str = ""
-    said: str = ""  # after the name: "'s backward", " is missing", " does not load"
-    file: str | None = None
-    line: int | None = None
-    detail: str = ""  # for a file that does not load: the error and the line of code
-    uses: tuple[str, ...] = ()
-    loads: bool = True
-
-    def title(self, locations: dict[str, list] | None = None) -> str:
-        """`Value.__mul__`'s backward (engine.py:61): the line from the error, or else where the
-        API probe found the operator (`locations`, by "Value.__mul__'s backward")."""
-        file, line = self.file, self.line
-        if file is None and (found := (locations or {}).get(f"{self.name}{self.said}")):
-            file, line = found
-        return f"`{self.name}`{self.said}" + (f" ({file}:{line})" if file and line else "")
 
 
 def of_function(function: str, file: str | None, line: int | None) -> Cause:

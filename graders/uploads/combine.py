@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from graders import intake
+from graders.uploads import intake
 
 PACKAGE = "minigrad"
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graders import intake
+from graders.uploads import intake
 
 from . import archives, combine, gradescope_metadata, gradescope_zip, lms_zip, moodle
 from .moments import when

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from graders.course_facts.kit import REFERENCE
+from graders.isolation import sandbox
+from graders.reporting.escape import untrusted
+from graders.reporting.results import Verdict
+from graders.uploads.intake import Intake, listing
+
 from .child_loop import run_child
-from .escape import untrusted
-from .intake import Intake, listing
-from .isolation import sandbox
-from .kit import REFERENCE
-from .results import Verdict
 
 PART = "submission"
 NAME = "submission: files found and each module imports"

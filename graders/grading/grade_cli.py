@@ -15,10 +15,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import course_seed
+from graders.course_facts import course_seed
+from graders.course_facts.parts import PARTS
+from graders.isolation import sandbox
+
 from .grade import VISIBILITIES, Options, run
-from .isolation import sandbox
-from .parts import PARTS
 
 GRADESCOPE_RESULTS = Path("/autograder/results")
 

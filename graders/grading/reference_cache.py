@@ -26,9 +26,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import kit, output_files
+from graders.course_facts import kit
+from graders.isolation import sandbox
+from graders.reporting import output_files
+
 from .child_loop import run_reference
-from .isolation import sandbox
 from .protocol import Outcome
 
 

@@ -18,13 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from graders.reporting.results import Verdict
+
 from . import notes, reference_cache
 from .arrivals import Arrivals
 from .cases import MAKER, Case
 from .child_loop import run_child
 from .grading_run import GradingRun
 from .judge import GraderError, judge
-from .results import Verdict
 
 MESSAGE_LIMIT = 4000  # characters of one test's message
 # Each part's API probe (its step in child/steps_api.py) and what words its mismatches (notes.py)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from graders import kit
+from graders.course_facts import kit
 
 
 @functools.cache

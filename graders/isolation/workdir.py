@@ -9,9 +9,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from . import intake
-from .isolation.identity import Identity
-from .kit import CHILD, CHILD_DIGITS, TRAINING_DIGITS, digit_rows
+from graders.course_facts.kit import CHILD, CHILD_DIGITS, TRAINING_DIGITS, digit_rows
+from graders.uploads import intake
+
+from .identity import Identity
 
 
 def prepare_workdir(submission: Path | None, identity: Identity | None) -> tuple[Path, intake.Intake]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .escape import untrusted
+from graders.reporting.escape import untrusted
+
 from .protocol import Outcome
 
 NEEDS = "GraderNeeds"  # the child's error type when the grader's own lookup failed

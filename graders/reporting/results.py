@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from .cause import Cause
 from .escape import terminal
-
-if TYPE_CHECKING:  # root_cause.py reads Verdicts: only the type is needed here
-    from .root_cause import Cause
 
 BONUS = "bonus"  # the tag of an optional extension's test
 

@@ -6,13 +6,15 @@ import math
 import re
 from collections.abc import Iterator
 
+from graders.course_facts.kit import COURSE_API, shared_module
+from graders.reporting.cause import Cause
+from graders.reporting.escape import untrusted
+from graders.reporting.root_cause import UNLOADABLE_HINT, of_function, of_wrong_result
+
 from . import notes
 from .cases import Case, Program, measured
 from .comparison import close, is_array
-from .escape import untrusted
-from .kit import COURSE_API, shared_module
 from .protocol import TEXT_LIMIT, Outcome
-from .root_cause import UNLOADABLE_HINT, Cause, of_function, of_wrong_result
 
 course_api = shared_module("minigrad_course_api", COURSE_API)
 UNLOADABLE = ("SyntaxError", "IndentationError", "TabError")  # the student's file, though no frame of it ran
