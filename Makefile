@@ -36,13 +36,13 @@ $(VENV)/.dev: pyproject.toml $(VENV)/.instructor
 	touch $@
 
 # What grading and the tests use from the machine (python3-venv, bubblewrap; Graphviz for the
-# tests that draw): installed once, in one apt-get run, as root; else named with the command to
+# tests that draw, Chromium and its driver for the tests that open pages): installed once, in one apt-get run, as root; else named with the command to
 # run (see the README).
 $(VENV)/.machine-grade:
 	$(PYTHON) -m course.machine --stamp $@ venv bubblewrap
 
 $(VENV)/.machine-test:
-	$(PYTHON) -m course.machine --stamp $@ venv bubblewrap graphviz
+	$(PYTHON) -m course.machine --stamp $@ venv bubblewrap graphviz browser
 
 include course/check.mk
 

@@ -1,6 +1,6 @@
 """What the kit needs from the machine beyond its Python packages, installed where it can be.
 
-    python3 -m course.machine [--stamp FILE] PIECE...     PIECE: venv, bubblewrap, graphviz
+    python3 -m course.machine [--stamp FILE] PIECE...     PIECE: venv, bubblewrap, graphviz, browser
 
 Run by make, with the Python that makes `.venv`, before anything else: it refuses a Python
 older than the kit supports, then finds which pieces are missing, and
@@ -21,11 +21,18 @@ import sys
 from pathlib import Path
 
 OLDEST = (3, 10)  # Ubuntu 22.04's 3.10 (Gradescope's usual image); CI grades under 3.10 to 3.13 (.ci/run)
-PACKAGES = {"venv": "python3-venv", "bubblewrap": "bubblewrap", "graphviz": "graphviz"}
+PACKAGES = {
+    "venv": "python3-venv",
+    "bubblewrap": "bubblewrap",
+    "graphviz": "graphviz",
+    "browser": "chromium chromium-driver",  # the page tests open feedback.html and summary.html in it
+}
+COMMAND = {"bubblewrap": "bwrap", "graphviz": "dot", "browser": "chromedriver"}  # each piece's, once installed
 WITHOUT = {
     "venv": "`python3 -m venv` cannot make .venv",
     "bubblewrap": "grading uses the `user` level as root, the untrusted `local` level otherwise",
     "graphviz": "the tests that draw a graph fail (make check and grading do not need it)",
+    "browser": "the tests that open the feedback and class pages in a browser fail",
 }
 
 
@@ -33,7 +40,7 @@ def missing(piece: str) -> bool:
     if piece == "venv":  # Debian's python3 makes a venv only with python3-venv (ensurepip)
         ran = subprocess.run([sys.executable, "-c", "import ensurepip, venv"], capture_output=True)
         return ran.returncode != 0
-    return shutil.which({"bubblewrap": "bwrap", "graphviz": "dot"}[piece]) is None
+    return shutil.which(COMMAND[piece]) is None
 
 
 def install(packages: list[str]) -> None:
@@ -59,12 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pieces", nargs="*", choices=sorted(PACKAGES))
     args = parser.parse_args(argv)
     absent = [piece for piece in args.pieces if missing(piece)]
-    packages = [PACKAGES[piece] for piece in absent]
+    packages = [package for piece in absent for package in PACKAGES[piece].split()]
     if absent and os.geteuid() == 0 and shutil.which("apt-get"):
         print(f"installing {', '.join(packages)} (once; apt-get as root)", file=sys.stderr)
         install(packages)
         absent = [piece for piece in absent if missing(piece)]  # what apt did not bring, whatever it said
-        packages = [PACKAGES[piece] for piece in absent]
+        packages = [package for piece in absent for package in PACKAGES[piece].split()]
     if absent:
         print(
             f"not installed: {', '.join(packages)}; to install: sudo apt-get install --no-install-recommends "
