@@ -8,10 +8,10 @@ from the text is what matters, not how the text looks.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
+import unicodedata
 
 import mistune
 import pytest
@@ -97,13 +97,50 @@ def test_a_fenced_block_holds_its_text_and_nothing_escapes_it(text: str) -> None
 
 
 def test_markdown_text_reads_as_written_and_forms_nothing() -> None:
-    text = "# h [l](http://evil) ![i](x) <b>&amp; *e* ~~s~~ a@b.co 1. - + | `c`"
+    """Prose keeps its words; anything that could form Markdown, HTML, an entity or a link is
+    a code span; no backslash and no invisible character is needed for that."""
+    text = "# h [l](http://evil) ![i](x) <b>&amp; *e* ~~s~~ a@b.co www.x.org $m$ :smile: 1. - + | `c`"
     written = escape.markdown_text(text)
     found = nodes(written)
-    assert {node["type"] for node in found} <= {"paragraph", "text"}
-    shown = html.unescape("".join(node["raw"] for node in found if node["type"] == "text"))  # as a page shows it
-    assert shown.replace("\u2060", "") == text
-    assert "<" not in written
+    assert {node["type"] for node in found} <= {"paragraph", "text", "codespan"}
+    shown = "".join(node["raw"] for node in found if node["type"] in {"text", "codespan"})  # as a page shows it
+    assert shown == text.replace("<", "\u2039").replace(">", "\u203a").replace("`c`", "c")
+    assert "\\" not in written and not any(unicodedata.category(char) == "Cf" for char in written)
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("`Value.__mul__`'s backward (engine.py:63)", "`Value.__mul__`'s backward (`engine.py:63`)"),
+        (
+            "Late (marked by the platform, with no hand-in time).",
+            "Late (marked by the platform, with no hand-in time).",
+        ),
+        ("Submitted: 2026-11-20T11:00:00+00:00", "Submitted: `2026-11-20T11:00:00+00:00`"),
+        ("Late penalty: -2.4", "Late penalty: -2.4"),
+        ("1. starts a list", "`1`. starts a list"),
+        ("- starts a list", "`-` starts a list"),
+        ("a ``` b", "a ```` ``` ```` b"),
+    ],
+)
+def test_markdown_text_marks_names_as_code(text: str, written: str) -> None:
+    assert escape.markdown_text(text) == written
+
+
+@pytest.mark.parametrize("text", ATTACKS)
+def test_markdown_text_of_attacks_in_a_list_item_forms_nothing(text: str) -> None:
+    line = f"- note: {escape.markdown_text(text)}"
+    assert {node["type"] for node in nodes(line)} <= PROSE
+    assert "<" not in line and ">" not in line and not HIDDEN.search(line) and "\n" not in line
+    assert "<" not in re.sub("</?code>", "", escape.html_text(text))
+
+
+def test_format_characters_are_all_shown() -> None:
+    """Every character Unicode calls a format character (Cf) is drawn as nothing: each is shown
+    as its escape, so none can hide in a name or a message."""
+    hidden = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    assert [char for char in hidden if escape.visible(char) == char] == []
+    assert escape.visible("a\u2060b\u200bc\ufeff") == "a\\u2060b\\u200bc\\ufeff"
 
 
 @pytest.mark.parametrize("text", ATTACKS)

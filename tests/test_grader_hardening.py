@@ -58,7 +58,9 @@ REFUSED = {
     "absolute symlink": "minigrad/: a symbolic link, not a folder; upload the files themselves",
     "relative symlink": "minigrad/: a symbolic link, not a folder; upload the files themselves",
     "hard links": "minigrad/engine.py: a hard link to another file; not graded",
-    "file symlinks": "minigrad/engine.py: a symbolic link or unreadable; not graded",
+    "file symlinks": (
+        "minigrad/engine.py: a symbolic link, which the grader never follows (upload the file itself); not graded"
+    ),
 }
 
 

@@ -21,6 +21,7 @@ from test_intake_attacks import grade_class as run_class
 
 from graders.class_grading import feedback, gradebook, report, tables
 from graders.class_grading.exports import write_exports
+from graders.class_grading.loaded_class import load
 from graders.class_grading.records import StoredGrade
 from graders.class_grading.standing import Roll, Standing
 
@@ -104,6 +105,7 @@ GRADED = {
     "eve": StoredGrade("eve", results(2.0, 0.0, 1.0), {"graded_at": GRADED_AT}),
 }
 ROLL = Roll(["ann", "bob", "dan", "eve"], GRADED, ["cat"], {"dan": "upload refused: a zip bomb"}, {}, COLUMNS, KEYS)
+CLASS = load(ROLL)
 
 
 def picked(rows: dict[str, dict[str, str]], *columns: str) -> dict[str, list[str]]:
@@ -115,8 +117,8 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("out")
     for student in GRADED:
         (folder / student).mkdir()
-    tables.grades(folder, ["value", "mlp"], ROLL)
-    assert write_exports(folder, ROLL) == []  # every student has the ids each export needs
+    tables.grades(folder, ["value", "mlp"], CLASS)
+    assert write_exports(folder, CLASS) == []  # every student has the ids each export needs
     return folder
 
 
@@ -335,7 +337,7 @@ def test_summary_lists_the_late(tmp_path: Path) -> None:
         "warnings": [],
         "not_on_roster": [],
     }
-    text = report.summary(tmp_path, facts, GRADED, [], ROLL)
+    text = report.summary(tmp_path, facts, CLASS, [])
     assert (
         "| bob | `2026-11-21T18:00:00+00:00` | `2026-11-20T12:00:00+00:00` | 30 | 2 | 2 |\n"
         "| eve |  | `2026-11-20T12:00:00+00:00` |  |  |  |\n"  # late by the mark alone: nothing priced
@@ -382,7 +384,7 @@ def test_a_canvas_class_goes_back_to_canvas(tmp_path: Path) -> None:
         "102": "babbagecharles-feedback_102_9002_feedback.html",
     }
     feedback = (out / "lovelaceada" / "feedback.md").read_text()
-    assert "- Late \\(marked by the platform, with no hand\\-in time\\)\\." in feedback
+    assert "- Late (marked by the platform, with no hand-in time)." in feedback
     rows = nbgrader_export(f"sqlite:///{out / 'gradebook.db'}", tmp_path)
     assert picked(rows, "first_name", "last_name", "score") == {
         "lovelaceada": ["Ada", "Lovelace", "12.0"],

@@ -1,16 +1,21 @@
-"""Feedback a student can read: the part table, then each failed test's message and hint.
+"""Feedback a student can read: the totals, the part table, then what to fix, root cause first.
 
 Built only from the grade's own `results.json`, whose messages the judge already wrote for
 students: a test the suite marks secret (the checkpoint's questions) shows "(hidden)" for its
 inputs and expected value, so neither can reach a feedback file. The failures come root cause
 first, in the groups the grader kept (graders/reporting/root_cause.py): "Start here: ...", then each
-group with its first test's message in full and the others by name; a file that does not load
-is one note, with the tests it stopped. A grade from before the groups were kept has its
-failures grouped by message, in the order they ran.
-The same content is written as Markdown and as HTML; `feedback.zip` holds one HTML file per
-student, named by id (the LMS uploads, named as each LMS reads them, are in exports/). Once the
-class is done, each page also says when the student handed in, the due, how late, the late
-penalty and the total after it (`lateness`): the raw total above it never changes.
+group with its first test's message in full and the others by name, one per line; a file that
+does not load is one note, with the tests it stopped. A grade from before the groups were kept
+has its failures grouped by message, in the order they ran. A file the grader refused (a link,
+a file over its size cap) is said as refused, with the reason, never as missing.
+
+`gather` reads all of it once; the same content is then written as Markdown (feedback.md,
+which GitHub, GitLab and Canvas show as written: student text only in code spans and fenced
+blocks, no backslash escapes, no invisible characters) and as a page (feedback_page.py).
+`feedback.zip` holds one page per student, named by id (the LMS uploads, named as each LMS
+reads them, are in exports/). Once the class is done, each page also says when the student
+handed in, the due, how late, the late penalty and the total after it (`lateness`): the raw
+total above it never changes.
 
 Every string taken from results.json (messages, notes, test and part names, the student id)
 is escaped for the file it lands in by `graders.reporting.escape`: a message quotes the student's own
@@ -20,20 +25,23 @@ exception text and file names, which must not become HTML, Markdown headings or 
 from __future__ import annotations
 
 import io
+import re
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from graders.reporting import output_files, root_cause
-from graders.reporting.escape import html, markdown, markdown_block, markdown_text, visible
+from graders.reporting.escape import markdown, markdown_block, markdown_code, markdown_text, visible
 from graders.reporting.results import GradedTest, read
+from graders.uploads import intake
 
-from . import records
+from . import feedback_page, records
 from .standing import Standing
 from .tables import number
 
-NOTES = ("refused:", "note:", "no minigrad/")  # lines of the grade's output a student needs
+NOTES = ("note:", "no minigrad/")  # lines of the grade's output a student needs (refusals: from extra_data)
+EVERY_DIGIT = 12  # significant digits a message's number is shown with; its exact value on request
+_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[+-]?\d+)?(?![\w.])")
 
 
 @dataclass
@@ -43,6 +51,72 @@ class Failure:
     lost: float
     message: str  # the first test's, in full; for a file that does not load, its note
     stopped: bool = False  # a file that does not load: every name is a test it stopped
+
+    @property
+    def count(self) -> str:
+        """'27 tests, -40.5 points'."""
+        tests = f"{len(self.names)} test{'' if len(self.names) == 1 else 's'}"
+        return f"-{number(self.lost)} point{'' if self.lost == 1 else 's'}, {tests}"
+
+    @property
+    def pieces(self) -> list[tuple[str, str | None]]:
+        """The message as it is shown (`readable`)."""
+        return readable(self.message)
+
+    @property
+    def rest(self) -> tuple[str, list[str]]:
+        """What the other names of the group are, and the names: every test a file that does
+        not load stopped, or the tests after the first."""
+        rest = self.names if self.stopped else self.names[1:]
+        if self.stopped:
+            return "The tests it stopped:", rest
+        many = len(rest) != 1
+        return f"{len(rest)} more test{'s fail' if many else ' fails'} through it:", rest
+
+
+@dataclass
+class Feedback:
+    """One student's feedback, as both files say it."""
+
+    student: str
+    total: str  # the base and the bonus apart: "106.5 / 122 + 4 bonus"
+    totals: list[tuple[str, str]]  # each total named: the base, the bonus, with the bonus
+    hand_in: list[str]  # `lateness`
+    notes: list[str]  # refusals and the grade's notes; the kit's text, names between backticks
+    parts: list[tuple[str, float, float]]  # (part, points, maximum)
+    bonus: float | None  # None: no optional extension was graded
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def start(self) -> str:
+        """The first thing to fix and how many tests it costs, in words."""
+        first = self.failures[0]
+        count = len(first.names)
+        tests = f"{count} test{'s' if count != 1 else ''}"
+        if first.stopped:
+            return f"{tests} could not run"
+        return f"{tests} {'fails' if count == 1 else 'fail'} through it"
+
+
+def gather(student: str, results: dict, standing: Standing | None = None) -> Feedback:
+    grade = read(results)
+    extra = grade.extra
+    refused = [str(p) for p in extra.get("refused", [])] if isinstance(extra.get("refused"), list) else []
+    said = [line.removeprefix("note: ") for line in results.get("output", "").splitlines() if line.startswith(NOTES)]
+    totals = [("Total (the parts added up)", f"{number(grade.base)} / {number(grade.max_score)}")]
+    if grade.has_bonus:
+        totals += [("Bonus (optional extensions)", f"+{number(grade.bonus)}")]
+        totals += [("Total with the bonus", number(grade.base + grade.bonus))]
+    return Feedback(
+        student,
+        grade.total,
+        totals,
+        lateness(standing),
+        [intake.for_student(problem) for problem in refused] + said,
+        [(part, got, most) for part, (got, most) in grade.parts.items()],
+        grade.bonus if grade.has_bonus else None,
+        [_as_refused(failure, intake.refused_files(refused)) for failure in failures(results)],
+    )
 
 
 def failures(results: dict) -> list[Failure]:
@@ -68,9 +142,30 @@ def _failure(group: root_cause.Group, failed: dict[str, GradedTest]) -> Failure:
     return Failure(group.title, names, lost, message, bool(group.note))
 
 
-def _start(found: list[Failure]) -> str:
-    count = len(found[0].names)
-    return f"{count} test{'s' if count != 1 else ''} " + ("could not run" if found[0].stopped else "fail through it")
+def _as_refused(failure: Failure, refused: dict[str, str]) -> Failure:
+    """A group the grader titled "`minigrad/nn.py` is missing" when the file was handed in
+    and refused: the student is told so, and why, rather than that it is missing."""
+    for path, reason in refused.items():
+        missing = f"`{path}` is missing"
+        if failure.title == missing:
+            failure.title = f"`{path}` was refused: {reason}"
+            failure.message = failure.message.replace(missing, f"`{path}` was refused")
+    return failure
+
+
+def readable(message: str) -> list[tuple[str, str | None]]:
+    """The message in pieces, each (shown, exact): a number printed with every digit of a float
+    (0.14447400000000002) is shown with EVERY_DIGIT significant digits (0.144474), its exact
+    text kept beside it; any other piece has None."""
+    pieces: list[tuple[str, str | None]] = []
+    at = 0
+    for found in _FLOAT.finditer(message):
+        shown = f"{float(found[0]):.{EVERY_DIGIT}g}"
+        if shown == found[0] or float(shown) == float(found[0]) and len(found[0]) <= len(shown):
+            continue
+        pieces += [(message[at : found.start()], None), (shown, found[0])]
+        at = found.end()
+    return [*pieces, (message[at:], None)]
 
 
 def lateness(standing: Standing | None) -> list[str]:
@@ -96,63 +191,38 @@ def lateness(standing: Standing | None) -> list[str]:
 
 
 def markdown_page(student: str, results: dict, standing: Standing | None = None) -> str:
-    grade = read(results)
-    lines = [f"# minigrad: feedback for {markdown(student)}", "", f"**Total: {_total(results)}**"]
-    if late := lateness(standing):
-        lines += ["", *(f"- {markdown_text(line)}" for line in late)]
-    if notes := _notes(results):
-        lines += ["", *(f"- {markdown(note)}" for note in notes)]
-    lines += ["", "| part | score |", "|---|---|"]
-    lines += [
-        f"| {markdown(part, table=True)} | {number(got)} / {number(most)} |"
-        for part, (got, most) in grade.parts.items()
-    ]
-    if grade.has_bonus:
-        lines.append(f"| bonus (optional extensions) | {number(grade.bonus)} |")
-    found = failures(results)
-    lines += ["", "## What to fix" if found else "Every hidden test passed."]
-    if found:
-        lines += ["", f"**Start here:** {markdown_text(found[0].title)} — {_start(found)}"]
-    for rank, failure in enumerate(found, start=1):
-        lines += ["", f"### {rank}. {markdown_text(failure.title)} (-{number(failure.lost)})"]
+    """feedback.md: the same content as the page, in Markdown that renders as written."""
+    said = gather(student, results, standing)
+    lines = [f"# minigrad: feedback for {markdown(student)}", "", f"**Total: {said.total}**", ""]
+    lines += [f"- {name}: {value}" for name, value in said.totals]
+    if said.hand_in:
+        lines += ["", "## Hand-in", "", *(f"- {markdown_text(line)}" for line in said.hand_in)]
+    lines += ["", "## Scores", "", "| part | score |", "|---|---|"]
+    lines += [f"| {markdown(part, table=True)} | {number(got)} / {number(most)} |" for part, got, most in said.parts]
+    if said.bonus is not None:
+        lines.append(f"| bonus (optional extensions) | {number(said.bonus)} |")
+    if said.notes:
+        lines += ["", "## Notes", "", *(f"- {markdown_text(note)}" for note in said.notes)]
+    lines += ["", "## What to fix" if said.failures else "Every hidden test passed."]
+    if said.failures:
+        lines += ["", f"**Start here:** {markdown_text(said.failures[0].title)} — {said.start}."]
+    for rank, failure in enumerate(said.failures, start=1):
+        lines += ["", f"### {rank}. {markdown_text(failure.title)}", "", f"{failure.count}."]
         if not failure.stopped:
-            lines += ["", f"First: {markdown(failure.names[0])}"]
-        lines += ["", markdown_block(failure.message)]
-        if rest := _rest(failure, markdown):
-            lines += ["", rest]
+            lines += ["", f"First failing test: {markdown_code(failure.names[0])}"]
+        pieces = failure.pieces
+        lines += ["", markdown_block("".join(shown for shown, _ in pieces))]
+        if exact := [value for _, value in pieces if value]:
+            lines += ["", "Exact values: " + ", ".join(markdown_code(value) for value in exact)]
+        words, rest = failure.rest
+        if rest:
+            lines += ["", words, "", *(f"- {markdown_code(name)}" for name in rest)]
     return "\n".join(lines) + "\n"
 
 
 def page(student: str, results: dict, standing: Standing | None = None) -> str:
-    grade = read(results)
-    e = html
-    body = [f"<h1>minigrad: feedback for {e(student)}</h1>", f"<p><strong>Total: {_total(results)}</strong></p>"]
-    if late := lateness(standing):
-        body.append("<ul>" + "".join(f"<li>{e(line)}</li>" for line in late) + "</ul>")
-    if notes := _notes(results):
-        body.append("<ul>" + "".join(f"<li>{e(note)}</li>" for note in notes) + "</ul>")
-    body.append("<table><tr><th>part</th><th>score</th></tr>")
-    for part, (got, most) in grade.parts.items():
-        body.append(f"<tr><td>{e(part)}</td><td>{number(got)} / {number(most)}</td></tr>")
-    if grade.has_bonus:
-        body.append(f"<tr><td>bonus (optional extensions)</td><td>{number(grade.bonus)}</td></tr>")
-    body.append("</table>")
-    found = failures(results)
-    body.append("<h2>What to fix</h2>" if found else "<p>Every hidden test passed.</p>")
-    if found:
-        body.append(f"<p><strong>Start here:</strong> {e(found[0].title)} — {_start(found)}</p>")
-    for rank, failure in enumerate(found, start=1):
-        body.append(f"<h3>{rank}. {e(failure.title)} (-{number(failure.lost)})</h3>")
-        if not failure.stopped:
-            body.append(f"<p>First: {e(failure.names[0])}</p>")
-        body.append(f"<pre>{e(failure.message)}</pre>")
-        if rest := _rest(failure, e):
-            body.append(f"<p>{rest}</p>")
-    style = "body{font-family:sans-serif;max-width:60em}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>minigrad: {e(student)}</title>'
-        f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )
+    """feedback.html (feedback_page.py)."""
+    return feedback_page.render(gather(student, results, standing))
 
 
 def write(folder: Path, student: str, results: dict, standing: Standing | None = None) -> str | None:
@@ -182,21 +252,3 @@ def bundle(files: dict[str, str]) -> bytes:
         for name, text in files.items():
             archive.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), text)
     return data.getvalue()
-
-
-def _total(results: dict) -> str:
-    """The base score the part table adds up to, the bonus apart ("106.5 / 122 + 4 bonus")."""
-    return read(results).total
-
-
-def _rest(failure: Failure, escape: Callable[[str], str]) -> str:
-    """The other tests of a group, by name; every test a file that does not load stopped."""
-    rest = failure.names if failure.stopped else failure.names[1:]
-    if not rest:
-        return ""
-    said = "The tests it stopped" if failure.stopped else f"{len(rest)} more failing through it"
-    return f"{said}: {', '.join(escape(name) for name in rest)}"
-
-
-def _notes(results: dict) -> list[str]:
-    return [line for line in results.get("output", "").splitlines() if line.startswith(NOTES)]

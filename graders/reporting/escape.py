@@ -22,16 +22,23 @@ from typing import TextIO
 
 LIMIT = 300  # characters kept of one piece of student text, as the grader's channel keeps
 
-# C0 and C1 controls, DEL, lone surrogates, bidi embeddings, overrides and isolates (which
-# reorder what a reader sees), and the characters `str.splitlines` breaks lines at.
-_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# Unicode's format characters (category Cf, as of Unicode 15.1): bidi marks, embeddings,
+# overrides and isolates (which reorder what a reader sees), soft hyphen, zero-width spaces and
+# joiners, the word joiner, the byte-order mark, tag characters. Each is drawn as nothing, so a
+# reader cannot tell it is there; tests/test_escape.py checks the list against unicodedata.
+_FORMAT = (
+    "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+# C0 and C1 controls, DEL, lone surrogates, format characters, and the characters
+# `str.splitlines` breaks lines at.
+_HIDDEN = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029{_FORMAT}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")  # letters and digits, joined by single hyphens
 _FORMULA = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # OWASP, and full-width look-alikes
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
 _ANGLES = str.maketrans({"<": "\u2039", ">": "\u203a"})  # ‹ ›
-_MARKUP = re.compile(r"[\\`*_{}\[\]()#+\-.!|~:/@]")  # what can start Markdown or an autolink in prose
-_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _JSON_HTML = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 
 
@@ -74,30 +81,70 @@ def say(text: str, file: TextIO | None = None) -> None:
 
 def markdown(text: str, table: bool = False) -> str:
     """Text inline in Markdown. A plain word (letters and digits, single hyphens between)
-    stays as it is; anything else becomes a code span whose fence is longer than any run of
-    backticks inside, so it cannot close early and no heading, link, image, emphasis or HTML
-    can form. Code cannot hold an HTML escape, so `<` and `>` become the look-alikes ‹ and ›:
-    a viewer that wrongly renders HTML in code still finds none (the HTML page keeps the exact
-    text). In a table cell (`table`), `|` is escaped, as GitHub's tables need even in code."""
+    stays as it is; anything else becomes a code span (see `markdown_code`). In a table cell
+    (`table`), `|` is escaped, as GitHub's tables need even in code."""
     if not text or _WORD.fullmatch(text):
         return text
+    return markdown_code(text, table)
+
+
+def markdown_code(text: str, table: bool = False) -> str:
+    """Text as one Markdown code span, whose fence is longer than any run of backticks inside,
+    so it cannot close early and no heading, link, image, emphasis or HTML can form. Code
+    cannot hold an HTML escape, so `<` and `>` become the look-alikes ‹ and ›: a viewer that
+    wrongly renders HTML in code still finds none (the HTML page keeps the exact text)."""
     code = visible(text).translate(_ANGLES)
     fence = "`" * (_longest_backticks(code) + 1)
-    if code.startswith(("`", " ")) or code.endswith(("`", " ")):
+    if code.startswith(("`", " ")) or code.endswith(("`", " ")) or not code.strip():
         code = f" {code} "  # a single space each side is taken off again when the span is read
     if table:
         code = code.replace("|", "\\|")
     return f"{fence}{code}{fence}"
 
 
+# Prose, as `prose` reads it: a word may carry opening and closing punctuation; its core is
+# letters and digits (with single hyphens or apostrophes between) or a decimal number. Nothing
+# of that kind starts Markdown, HTML, an entity, math, an emoji code or a link in any renderer
+# (GitHub's, GitLab's, markdown-it with linkify, Canvas's), so it is written as it is.
+_OPEN, _CLOSE = "(\"'‘“", ")\"'’”,;:.?!%"
+_TOKEN = re.compile(f"([{_OPEN}]*)(.*?)([{_CLOSE}]*)", re.DOTALL)
+_PLAIN_CORE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|-?\d+(?:\.\d+)?|[/+×–—-]?")
+_LIST_START = re.compile(r"\d+[.)]|[-+]")  # a line that begins so is a list item or a rule
+
+
+def prose(text: str) -> list[tuple[str, bool]]:
+    """The kit's text as pieces of prose and code, each `(text, is_code)`. The kit writes
+    names between backticks (`` `Value.__mul__`'s backward ``): each such span is code. Of
+    the rest, a plain word (see above) stays prose and any other word is code, its punctuation
+    kept outside: `engine.py:63`, a time, an address, a student's file name. So a page shows
+    code as code, and student text between the kit's words can form nothing, with no
+    backslash or invisible character needed to keep it from doing so."""
+    pieces: list[tuple[str, bool]] = []
+    for number, part in enumerate(re.split(r"`([^`]+)`", visible(text).strip())):
+        if number % 2:
+            pieces.append((part, True))
+            continue
+        for word in re.split(r"\s+", part):
+            opening, core, closing = _TOKEN.fullmatch(word).groups()  # type: ignore[union-attr]
+            starts_line = not any(piece.strip() for piece, _ in pieces)
+            if _PLAIN_CORE.fullmatch(core) and not (starts_line and _LIST_START.fullmatch(word)):
+                pieces.append((word, False))
+            else:
+                pieces += [(opening, False), (core, True), (closing, False)]
+            pieces.append((" ", False))  # any run of blanks: one space, so no indent or line break forms
+        pieces.pop()
+    return [piece for piece in pieces if piece[0]]
+
+
 def markdown_text(text: str) -> str:
-    """Text as prose in Markdown, for a sentence that reads wrong as code: each character
-    that could start Markdown is backslash-escaped and `<`, `>`, `&` are HTML escapes, so it
-    renders exactly as written. A word joiner after `:`, `@` and `www` keeps renderers that
-    find bare links in text (GitHub's, linkify) from finding one."""
-    escaped = re.sub("[<>&]", lambda found: _ENTITIES[found[0]], visible(text))
-    escaped = re.sub(r"(?i)(?<=www)(?=\.)|(?<=[:@])", "\u2060", escaped)
-    return _MARKUP.sub(lambda found: "\\" + found[0], escaped)
+    """The kit's text as a line of Markdown (see `prose`): plain words as they are, names and
+    anything else in code spans."""
+    return "".join(markdown_code(piece) if code else piece for piece, code in prose(text))
+
+
+def html_text(text: str) -> str:
+    """The kit's text as HTML, the same pieces as `markdown_text`: code in `<code>`."""
+    return "".join(f"<code>{html(piece)}</code>" if code else html(piece) for piece, code in prose(text))
 
 
 def markdown_block(text: str) -> str:

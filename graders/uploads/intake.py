@@ -10,6 +10,7 @@ so a folder of sparse giant files costs nothing. Every refusal is said in words.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import re
@@ -196,8 +197,9 @@ def _scan(folder: int, parts: tuple[str, ...], intake: Intake) -> tuple[dict[str
 def _read_regular(package: int, name: str, intake: Intake) -> bytes | None:
     try:
         fd = os.open(name, FILE, dir_fd=package)
-    except OSError:
-        intake.refused.append(f"minigrad/{name}: a symbolic link or unreadable; not graded")
+    except OSError as error:  # O_NOFOLLOW on a link: ELOOP
+        problem = LINK if error.errno == errno.ELOOP else f"unreadable ({error.strerror})"
+        intake.refused.append(f"minigrad/{name}: {problem}; not graded")
         return None
     try:
         info = os.fstat(fd)
@@ -206,13 +208,39 @@ def _read_regular(package: int, name: str, intake: Intake) -> bytes | None:
         elif info.st_nlink != 1:
             problem = "a hard link to another file"
         elif info.st_size > MAX_FILE_BYTES:
-            problem = f"larger than {MAX_FILE_BYTES // 1024} KiB"
+            problem = f"{info.st_size // 1024} KiB, over the {MAX_FILE_BYTES // 1024} KiB the grader reads of one file"
         else:
             return _read_all(fd, MAX_FILE_BYTES)
         intake.refused.append(f"minigrad/{name}: {problem}; not graded")
         return None
     finally:
         os.close(fd)
+
+
+LINK = "a symbolic link, which the grader never follows (upload the file itself)"
+# How each refusal of a file above begins: what a student is told was refused, and why.
+_FILE_REASON = re.compile(
+    r"a symbolic link|unreadable|not a regular file|a hard link|\d+ KiB, over|more than \d+ |the package is over"
+)
+
+
+def _file_refusal(problem: str) -> tuple[str, str] | None:
+    """(path, reason) of a file's refusal above; the reason never holds ": ", so the path (the
+    student's own text) may hold anything."""
+    path, _, reason = problem.rpartition(": ")
+    return (path, reason) if path and _FILE_REASON.match(reason) else None
+
+
+def refused_files(problems: list[str]) -> dict[str, str]:
+    """The files a grading was refused, by path (`minigrad/nn.py`), each with its reason."""
+    return dict(found for problem in problems if (found := _file_refusal(problem)))
+
+
+def for_student(problem: str) -> str:
+    """A refusal as a student reads it: "`minigrad/nn.py` was refused: a symbolic link, ...",
+    the path marked as code; anything else (another copy of the package) as it is."""
+    found = _file_refusal(problem)
+    return f"`{found[0]}` was refused: {found[1]}" if found else problem
 
 
 def read_head(path: Path, limit: int) -> bytes | None:
