@@ -7,6 +7,8 @@ A spec `NAME.json` says which submission it starts from and what it changes:
                {"file": "nn.py", "delete": true},
                {"file": "nn.py", "from": "release"},  (that base's copy of the file)
                {"file": "engine.py", "append": "code added at the end"},
+               {"file": "nn.py", "link_to": "reference"},  (a symbolic link to that base's copy)
+               {"file": "nn.py", "grow_to_kib": 600},  (a comment pads the file to that size)
                {"file": "../conftest.py", "write": "a whole new file, here beside minigrad/"}],
      "expect": {"value": 28, ...} or "same as base",
      "folder": "hw1-alice/minigrad" (optional: where the package goes in the upload; "." for a
@@ -14,6 +16,7 @@ A spec `NAME.json` says which submission it starts from and what it changes:
      "seed": 7 (optional: the grading seed the expected scores hold for),
      "messages": ["words the failure messages must contain"],
      "said_once": ["words the grade (summary and messages together) says exactly once"],
+     "refused": ["results.json's extra_data.refused, exactly"],
      "first_lines": ["Start here: ...", "lines the grade's text opens its feedback with, verbatim",
                      "(after the score table and its notes: graders/reporting/root_cause.py)"],
      and, for attacks, what tests/test_grader_submissions.py must also check:
@@ -78,6 +81,12 @@ def relocate(package: Path, where: Path) -> None:
 def apply_edit(path: Path, edit: dict) -> None:
     if edit.get("delete"):
         path.unlink()
+    elif "link_to" in edit:  # as a git or zip upload keeps a link
+        path.unlink()
+        path.symlink_to(BASES[edit["link_to"]] / edit["file"])
+    elif "grow_to_kib" in edit:  # as pasted output or a data dump would
+        size = edit["grow_to_kib"] * 1024 - path.stat().st_size - 2
+        path.write_text(path.read_text(encoding="utf-8") + "#" + "x" * size + "\n", encoding="utf-8")
     elif "from" in edit:
         shutil.copyfile(BASES[edit["from"]] / edit["file"], path)
     elif "write" in edit:

@@ -244,3 +244,26 @@ def test_hostile_student_text_forms_nothing() -> None:
     allowed |= {"dd", "table", "thead", "tbody", "tr", "th", "td", "ul", "li", "code", "pre", "span", "details"}
     assert {tag for tag, _ in tags} <= allowed | {"summary"}
     assert not [name for _, attrs in tags for name, _ in attrs if name.startswith("on") or name in ("src", "href")]
+
+
+@needs_isolation
+@pytest.mark.parametrize(
+    ("spec", "reason"),
+    [
+        ("refused-link-nn", "a symbolic link, which the grader never follows (upload the file itself); not graded"),
+        ("refused-oversized-nn", "600 KiB, over the 512 KiB the grader reads of one file; not graded"),
+    ],
+)
+def test_a_refused_file_is_said_refused_with_its_reason(tmp_path: Path, spec: str, reason: str) -> None:
+    """A link or a file over the cap is refused: the upload's first test, the feedback's notes and
+    the root cause say so, with the reason, and never call the file missing."""
+    upload = materialize(ROOT / "tests" / "submissions" / f"{spec}.json", tmp_path / "upload")
+    _, results = grade(upload, tmp_path / "out", "--check-imports", "--parts", "mlp")
+    said = f"`minigrad/nn.py` was refused: {reason}"
+    assert results["extra_data"]["refused"] == [f"minigrad/nn.py: {reason}"]
+    first = results["tests"][0]["output"].splitlines()
+    assert first[1] == said and not [line for line in first if line.startswith("missing:")]
+    written = feedback.markdown_page("s1", results)
+    assert f"## Notes\n\n- {said}\n" in written
+    assert f"### 1. {said}\n" in written and "is missing" not in written
+    assert f"<li><code>minigrad/nn.py</code> was refused: {reason}</li>" in feedback.page("s1", results)

@@ -82,6 +82,8 @@ def test_submission_gets_exactly_its_score(spec: Path, tmp_path: Path) -> None:
         assert everything.count(words) == 1, f"{words!r} said {everything.count(words)} times, not once"
     for words in data.get("forbidden_words", []):
         assert words not in written.decode() + run.stdout
+    if "refused" in data:  # files handed in and refused, each with its reason
+        assert results["extra_data"]["refused"] == data["refused"]
     if "first_lines" in data:  # the feedback after the score table and its notes, root cause first
         feedback = results["output"].split("\n\n", 1)[1].split("\n")
         assert feedback[: len(data["first_lines"])] == data["first_lines"]

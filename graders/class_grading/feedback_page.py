@@ -85,9 +85,12 @@ def _scores(said: Feedback) -> str:
     for part, got, most in said.parts:
         full = got >= most
         result = "&#x2713; full marks" if full else f"&#x2717; {number(most - got)} lost"
+        kind = "full" if full else "lost"
+        if not most:  # a check worth nothing (the upload's first test): it tells, the others grade
+            result, kind = "no points: a check", "muted"
         rows.append(
             f'<tr><th scope="row">{html(part)}</th><td class="n">{number(got)} / {number(most)}</td>'
-            f'<td class="{"full" if full else "lost"}">{result}</td></tr>'
+            f'<td class="{kind}">{result}</td></tr>'
         )
     if said.bonus is not None:
         rows.append(

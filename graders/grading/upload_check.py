@@ -2,8 +2,9 @@
 
 Hidden tests may stay hidden until the due date, so a student who uploaded the wrong folder,
 or a file with a syntax error, would otherwise learn it only then. This test says at once
-where the files were found, which are missing, and for each module "imports" or the error
-with its file and line. It is worth 0 points: it tells, the hidden tests grade. The imports
+where the files were found, which are missing, which were refused and why (a link, a file
+over the size cap: said as refused, never as missing), and for each module "imports" or the
+error with its file and line. It is worth 0 points: it tells, the hidden tests grade. The imports
 run in the grading's sandbox, like everything else the submission's code does.
 """
 
@@ -15,7 +16,7 @@ from graders.course_facts.kit import REFERENCE
 from graders.isolation import sandbox
 from graders.reporting.escape import untrusted
 from graders.reporting.results import Verdict
-from graders.uploads.intake import Intake, listing
+from graders.uploads.intake import Intake, for_student, listing, refused_files
 
 from .child_loop import run_child
 
@@ -42,10 +43,11 @@ def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Is
         refused = [untrusted(problem) for problem in copied.refused]
         return Verdict(NAME, PART, 0.0, False, "\n".join([NOT_FOUND, upload, *refused]), "visible")
     lines = [f"found {len(copied.copied)} files {where(copied)}: {', '.join(map(untrusted, copied.copied))}"]
-    missing = [name for name in EXPECTED if name not in copied.copied]
+    refused = {Path(path).name for path in refused_files(copied.refused)}
+    missing = [name for name in EXPECTED if name not in copied.copied and name not in refused]
     if missing:
         lines.append(f"missing: {', '.join(missing)} (the tests that use them will fail)")
-    lines += [f"refused: {untrusted(problem)}" for problem in copied.refused]
+    lines += [untrusted(for_student(problem)) for problem in copied.refused]  # a refused file is not missing
     modules = [name.removesuffix(".py") for name in copied.copied]
     outcomes = run_child(
         workdir,
@@ -54,7 +56,7 @@ def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Is
         [PART] * len(modules),
         isolation,
     )
-    failed = False
+    failed = bool(refused)
     for name, outcome in zip(copied.copied, outcomes):
         status = outcome.out[0] if outcome.out and not outcome.error else (outcome.error or {}).get("message", "?")
         failed |= status != "imports"

@@ -238,9 +238,10 @@ def refused_files(problems: list[str]) -> dict[str, str]:
 
 def for_student(problem: str) -> str:
     """A refusal as a student reads it: "`minigrad/nn.py` was refused: a symbolic link, ...",
-    the path marked as code; anything else (another copy of the package) as it is."""
+    the path marked as code; anything else (another copy of the package) as the grade's
+    output says it, after "refused: "."""
     found = _file_refusal(problem)
-    return f"`{found[0]}` was refused: {found[1]}" if found else problem
+    return f"`{found[0]}` was refused: {found[1]}" if found else f"refused: {problem}"
 
 
 def read_head(path: Path, limit: int) -> bytes | None:
