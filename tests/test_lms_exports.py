@@ -9,6 +9,7 @@ would take.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime
 import io
 import re
@@ -206,7 +207,10 @@ def test_canvas_comment_files_are_attributed(out: Path) -> None:
         bob = bundle.read(attributed["102"]).decode()
         eve = bundle.read(attributed["105"]).decode()
     assert attributed["102"] == "bob-feedback_102_9002_feedback.html"
-    assert "<li>Submitted: 2026-11-21T18:00:00+00:00</li><li>Due: 2026-11-20T12:00:00+00:00</li>" in bob
+    assert (
+        "<li>Submitted: <code>2026-11-21T18:00:00+00:00</code></li><li>Due: <code>2026-11-20T12:00:00+00:00</code></li>"
+        in bob
+    )
     assert "<li>Late by 30 hours.</li><li>Late penalty: -2</li><li>Total after the late penalty: 2 / 4</li>" in bob
     assert "<strong>Total: 4 / 4 + 0 bonus</strong>" in bob  # the raw total never changes
     assert "<li>Late (marked by the platform, with no hand-in time).</li><li>Late penalty: not applied" in eve
@@ -303,6 +307,24 @@ def test_nbgrader_export_has_the_late_penalty_names_and_no_shows(tmp_path: Path)
         "eve": ["3.0", "0.0", "3.0", "", '\'=HYPERLINK("http://x.example" "‹b›x‹/b›")', ""],
     }
     assert (rows["bob"]["timestamp"], rows["bob"]["duedate"]) == ("2026-11-21 18:00:00", "2026-11-20 12:00:00")
+
+
+def test_a_store_again_with_new_lateness_and_names_updates_them(tmp_path: Path) -> None:
+    """A regrade keeps the grades (nothing to rewrite) but an extension or a name changed on the
+    roster: the gradebook takes the new penalty, time and name, and leaves the rest."""
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    results = {s: r.results for s, r in GRADED.items()}
+    assert store(url, results, ["ann", "bob", "cat", "eve"], ROLL) == []
+    keys = {**KEYS, "bob": {**KEYS["bob"], **lateness("2026-11-20T18:00:00+00:00", "late", "6", "1", "3")}}
+    keys["ann"] = {**KEYS["ann"], "sortable_name": "Byron, Ada", "name": "Ada Byron"}
+    assert store(url, results, ["ann", "bob", "cat", "eve"], dataclasses.replace(ROLL, keys=keys)) == []
+    rows = nbgrader_export(url, tmp_path)
+    assert picked(rows, "raw_score", "late_submission_penalty", "score", "last_name", "timestamp") == {
+        "ann": ["5.0", "0.0", "5.0", "Byron", "2026-11-20 11:00:00"],
+        "bob": ["4.0", "1.0", "3.0", "Babbage", "2026-11-20 18:00:00"],
+        "cat": ["0.0", "0.0", "0.0", "Ng", ""],
+        "eve": ["3.0", "0.0", "3.0", '\'=HYPERLINK("http://x.example" "‹b›x‹/b›")', ""],
+    }
 
 
 def test_feedback_without_a_hand_in_time_claims_no_lateness() -> None:

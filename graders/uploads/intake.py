@@ -218,9 +218,11 @@ def _read_regular(package: int, name: str, intake: Intake) -> bytes | None:
 
 
 LINK = "a symbolic link, which the grader never follows (upload the file itself)"
-# How each refusal of a file above begins: what a student is told was refused, and why.
+# How each refusal of a file begins (above, and an archive's member left out by archives.py):
+# what a student is told was refused, and why.
 _FILE_REASON = re.compile(
-    r"a symbolic link|unreadable|not a regular file|a hard link|\d+ KiB, over|more than \d+ |the package is over"
+    r"a symbolic link|unreadable|not a regular file|a hard link|\d+ KiB, over|over \d+ KiB|more than \d+ "
+    r"|the package is over"
 )
 
 
