@@ -191,6 +191,16 @@ def hostile_results() -> dict:
     }
 
 
+def test_only_float_noise_is_rounded_and_the_exact_text_is_kept() -> None:
+    """A number printed with every digit of a float is shown to 12 significant digits, with its
+    exact text beside it; a number the judge wrote shorter stays exactly as written."""
+    assert feedback.readable("expected: 1.50, got: 0.30000000000000004 (-1.4202402)") == [
+        ("expected: 1.50, got: ", None),
+        ("0.3", "0.30000000000000004"),
+        (" (-1.4202402)", None),
+    ]
+
+
 def outside_code(markdown: str) -> str:
     """The Markdown without its fenced blocks and code spans: the prose a reader sees as written."""
     prose = re.sub(r"^(`{3,})\n.*?\n\1$", "", markdown, flags=re.DOTALL | re.MULTILINE)

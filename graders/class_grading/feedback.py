@@ -160,9 +160,10 @@ def readable(message: str) -> list[tuple[str, str | None]]:
     pieces: list[tuple[str, str | None]] = []
     at = 0
     for found in _FLOAT.finditer(message):
-        shown = f"{float(found[0]):.{EVERY_DIGIT}g}"
-        if shown == found[0] or float(shown) == float(found[0]) and len(found[0]) <= len(shown):
+        digits = re.sub(r"e.*|\D", "", found[0]).lstrip("0")
+        if len(digits) <= EVERY_DIGIT:  # as the judge wrote it: a rounding would hide nothing
             continue
+        shown = f"{float(found[0]):.{EVERY_DIGIT}g}"
         pieces += [(message[at : found.start()], None), (shown, found[0])]
         at = found.end()
     return [*pieces, (message[at:], None)]
