@@ -7,9 +7,10 @@ deadline that only its own valid answer ends (and a child that answered them all
 EXIT_GRACE to exit, so a process it left behind holds nothing); each part may lose at most
 PART_BUDGET seconds to programs that never finish (then its programs get SHORT_TIMEOUT each);
 the whole grading has GRADING_BUDGET. A program that starts with a `measured` step (cases.py)
-runs alone, last, in a fresh child; the CPU that child used, counted here (child_cpu.py), goes
-with its outcome, for the judge to hold against its limit, and at each of its deadlines
-(`stop_after`) it runs on while it is within that limit. A program that
+runs alone in a fresh child, as the grading's second uid: beside the others where the sandbox
+walls the two children apart, else after them; the CPU that child used, counted here
+(child_cpu.py), goes with its outcome, for the judge to hold against its limit, and at each of
+its deadlines (`stop_after`) it runs on while it is within that limit. A program that
 reaches its deadline without having had a full core (a loaded machine starved it) keeps
 running, given as much more time as the load took from it (at most MAX_STRETCH times), so a
 loaded machine does not cost points; one whose child barely ran (it slept, or was frozen) is
@@ -25,6 +26,7 @@ import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from graders.course_facts.kit import REFERENCE
@@ -86,91 +88,134 @@ def run_child(
     child names (hang_report.py), every later program that calls it fails at once with the
     same message. Each program gets the time its own part allows, even when one child runs
     programs of several parts; `patience` multiplies it. With `alone`, each measured program
-    runs in a child of its own, after all the others (so that one child runs every other
-    program: a child costs its start), and its CPU is counted; the reference's, whose time no
-    test judges, run in order with the others.
+    runs in a child of its own (as the grading's second uid, sandbox.Isolation.timed), after all
+    the others (so that one child runs every other program: a child costs its start), and its
+    CPU is counted; the reference's, whose time no test judges, run in order with the others.
+    Where the children are walled apart (sandbox.Isolation.apart), the measured programs start
+    at once, beside the others, and their outcomes stand when the others' run ended calm, since
+    they then met exactly what they would have met after it (`_Loop.calm`); else they run again,
+    after.
     """
     order = sorted(range(len(programs)), key=lambda i: alone and measured(programs[i]) is not None)
     told = None if settled is None else lambda j, outcome: settled(order[j], outcome)
-    found = _run_in_order(
-        workdir, *([items[i] for i in order] for items in (programs, tests, parts)), isolation, patience, told, alone
-    )
-    return [outcome for _, outcome in sorted(zip(order, found), key=lambda pair: pair[0])]
+    ordered = [[items[i] for i in order] for items in (programs, tests, parts)]
+    loop = _Loop(workdir, *ordered, isolation, patience, told, alone)
+    timed = next((j for j, i in enumerate(order) if alone and measured(programs[i])), len(order))
+    if timed < len(order) and isolation.apart:
+        ahead = _Loop(workdir, *ordered, isolation, patience, None, alone, loop.end)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            beside = pool.submit(ahead.run, timed, len(order))
+            loop.run(0, timed)
+            beside.result()
+        if loop.calm:
+            for j in range(timed, len(order)):
+                loop.settle(j, ahead.outcomes[j])
+    loop.run(len(loop.outcomes), len(order))
+    return [outcome for _, outcome in sorted(zip(order, loop.found()), key=lambda pair: pair[0])]
 
 
-def _run_in_order(
-    workdir: Path,
-    programs: list[list],
-    tests: list[str],
-    parts: list[str],
-    isolation: sandbox.Isolation,
-    patience: float,
-    settled: Callable[[int, Outcome], None] | None,
-    alone: bool,
-) -> list[Outcome]:
-    """run_child's programs, in the order given; each measured one (when `alone`) in a child of its own."""
-    outcomes: dict[int, Outcome] = {}
-    hung: set[str] = set()
-    stuck: dict[int, Stuck] = {}  # program -> where the child said it was, near its deadline
-    known = hang_report.Known()
-    lost: dict[str, float] = defaultdict(float)
-    stretched: set[int] = set()  # programs given more time, in place, for a starved child
-    rerun: set[int] = set()  # programs run again in a fresh child, after one that barely ran
-    end = time.monotonic() + GRADING_BUDGET
+class _Loop:
+    """run_child's programs, in the order they run, and what running them has taught: outcomes,
+    hangs, exits at import, each part's time lost, the grading's time left."""
 
-    def settle(i: int, outcome: Outcome) -> None:
-        outcomes[i] = known.stopped(outcome)
-        if settled is not None:
-            settled(i, outcomes[i])
+    def __init__(
+        self,
+        workdir: Path,
+        programs: list[list],
+        tests: list[str],
+        parts: list[str],
+        isolation: sandbox.Isolation,
+        patience: float,
+        settled: Callable[[int, Outcome], None] | None,
+        alone: bool,
+        end: float | None = None,
+    ) -> None:
+        self.workdir, self.programs, self.tests, self.parts = workdir, programs, tests, parts
+        self.isolation, self.patience, self.settled, self.alone = isolation, patience, settled, alone
+        self.outcomes: dict[int, Outcome] = {}
+        self.hung: set[str] = set()
+        self.stuck: dict[int, Stuck] = {}  # program -> where the child said it was, near its deadline
+        self.known = hang_report.Known()
+        self.lost: dict[str, float] = defaultdict(float)
+        self.stretched: set[int] = set()  # programs given more time, in place, for a starved child
+        self.rerun: set[int] = set()  # programs run again in a fresh child, after one that barely ran
+        self.end = time.monotonic() + GRADING_BUDGET if end is None else end
 
-    def allowed(i: int) -> float:  # seconds on a core of its own
-        wall = limit["stop_after"] if (limit := measured(programs[i])) else PROGRAM_TIMEOUT
-        return patience * (wall if lost[parts[i]] < PART_BUDGET else SHORT_TIMEOUT)
+    @property
+    def calm(self) -> bool:
+        """Whether what ran so far changes nothing a later program meets: no program timed out
+        (which costs its part time and its test's later programs), no child exited importing a
+        module (whose later imports then fail at once), and the grading has time left."""
+        return not any(self.lost.values()) and not self.known.messages and time.monotonic() < self.end
 
-    def timeout_for(i: int, last: int) -> float:  # nothing is wanted from a child past its last answer
-        left = end - time.monotonic()
-        return min(allowed(i) if i < last else EXIT_GRACE, left)
+    def found(self) -> list[Outcome]:
+        return [self.outcomes[i] for i in range(len(self.programs))]
 
-    def more_time(i: int, last: int, cpu_share: float) -> float | None:  # program i's child is at its deadline
-        if (stretch := stretch_for(cpu_share)) is None or i in stretched or i >= last:
+    def settle(self, i: int, outcome: Outcome) -> None:
+        self.outcomes[i] = self.known.stopped(outcome)
+        if self.settled is not None:
+            self.settled(i, self.outcomes[i])
+
+    def allowed(self, i: int) -> float:
+        """Seconds on a core of its own."""
+        wall = limit["stop_after"] if (limit := measured(self.programs[i])) else PROGRAM_TIMEOUT
+        return self.patience * (wall if self.lost[self.parts[i]] < PART_BUDGET else SHORT_TIMEOUT)
+
+    def timeout_for(self, i: int, last: int) -> float:
+        """Nothing is wanted from a child past its last answer."""
+        left = self.end - time.monotonic()
+        return min(self.allowed(i) if i < last else EXIT_GRACE, left)
+
+    def more_time(self, i: int, last: int, cpu_share: float) -> float | None:
+        """For program i's child, at its deadline."""
+        if (stretch := stretch_for(cpu_share)) is None or i in self.stretched or i >= last:
             return None
-        stretched.add(i)
-        return max(0.0, min(allowed(i) * (stretch - 1), end - time.monotonic()))
+        self.stretched.add(i)
+        return max(0.0, min(self.allowed(i) * (stretch - 1), self.end - time.monotonic()))
 
-    start = 0
-    while start < len(programs):
-        if tests[start] in hung or end - time.monotonic() <= 0:
-            settle(start, Outcome([], failure(SKIPPED if tests[start] in hung else OUT_OF_TIME, "Skipped")))
-            start += 1
-            continue
-        last = segment_end(programs, start) if alone else len(programs)
-        limit = measured(programs[start]) if alone else None
-        counted = (child_cpu.counter(isolation), limit["limit"]) if limit else None
-        answers = Answers(settle, stuck, start, last, timeout_for, more_time, counted)
-        seconds = [timeout_for(i, last) for i in range(start, last)]
-        request = {"programs": programs[:last], "start": start, "seconds": seconds, **known.request()}
-        timeout = timeout_for(start, last)
-        result = sandbox.run(
-            isolation, workdir, "runner.py", json.dumps(request).encode(), timeout, answers.accept, answers.starved
-        )
-        start = answers.next
-        if start == last:
-            continue
-        given = allowed(start)
-        if result.timed_out:
-            if result.cpu_share < ASLEEP and start not in rerun:
-                rerun.add(start)
+    def run(self, start: int, stop: int) -> None:
+        """Programs `start` to `stop` (the end, or the first measured program); each measured one
+        (when `alone`) in a child of its own."""
+        programs, tests, parts = self.programs, self.tests, self.parts
+        while start < stop:
+            if tests[start] in self.hung or self.end - time.monotonic() <= 0:
+                failed = failure(SKIPPED if tests[start] in self.hung else OUT_OF_TIME, "Skipped")
+                self.settle(start, Outcome([], failed))
+                start += 1
                 continue
-            lost[parts[start]] += given
-            hung.add(tests[start])
-            if (where := stuck.get(start)) is not None:
-                known.hang(where, hang_report.message(given, where))
-        failed = child_failure(result, given, stuck.get(start))
-        if answers.importing and result.returncode is not None and result.returncode >= 0 and not result.flooded:
-            known.exit(answers.importing[-1], failed["message"])  # it exited while importing that module
-        settle(start, Outcome([], failed, answers.cpu))
-        start += 1
-    return [outcomes[i] for i in range(len(programs))]
+            last = segment_end(programs, start) if self.alone else stop
+            limit = measured(programs[start]) if self.alone else None
+            isolation = self.isolation.timed() if limit else self.isolation
+            counted = (child_cpu.counter(isolation), limit["limit"]) if limit else None
+            answers = Answers(self.settle, self.stuck, start, last, self.timeout_for, self.more_time, counted)
+            seconds = [self.timeout_for(i, last) for i in range(start, last)]
+            request = {"programs": programs[:last], "start": start, "seconds": seconds, **self.known.request()}
+            result = sandbox.run(
+                isolation,
+                self.workdir,
+                "runner.py",
+                json.dumps(request).encode(),
+                self.timeout_for(start, last),
+                answers.accept,
+                answers.starved,
+            )
+            start = answers.next
+            if start == last:
+                continue
+            given = self.allowed(start)
+            if result.timed_out:
+                if result.cpu_share < ASLEEP and start not in self.rerun:
+                    self.rerun.add(start)
+                    continue
+                self.lost[parts[start]] += given
+                self.hung.add(tests[start])
+                if (where := self.stuck.get(start)) is not None:
+                    self.known.hang(where, hang_report.message(given, where))
+            failed = child_failure(result, given, self.stuck.get(start))
+            if answers.importing and result.returncode is not None and result.returncode >= 0 and not result.flooded:
+                self.known.exit(answers.importing[-1], failed["message"])  # it exited while importing that module
+            self.settle(start, Outcome([], failed, answers.cpu))
+            start += 1
 
 
 def segment_end(programs: list[list], start: int) -> int:

@@ -10,6 +10,11 @@ A uid is claimed by holding an exclusive `flock` on a root-only lock file for th
 grading; the kernel drops the lock when the grader exits, however it exits, so a crashed
 grading never keeps its uid. Whatever a crashed grading left behind is swept when its uid is
 claimed again.
+
+A grading claims two: the second runs the child of a program whose CPU is timed
+(graders/grading/cases.py `measured`), so that child can run beside the others with a process
+limit, a cgroup and a count of its own (a uid's processes are told apart from the other's), and
+the sweep after one of its children touches nothing of the other.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ import random
 import shutil
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from graders.course_facts.kit import ROOT
@@ -37,33 +42,47 @@ SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # where a uid c
 
 @dataclass(frozen=True)
 class Identity:
-    """Who a grading's children run as, and the cgroup that bounds them (None: rlimits only)."""
+    """Who a grading's children run as, and the cgroup that bounds them (None: rlimits only);
+    `groups`, the supplementary groups its children keep; `timed`, the identity of the child of
+    a timed program (None: it runs as this one)."""
 
     uid: int
     limits: cgroup.Limits | None
+    groups: tuple[int, ...] = ()
+    timed: Identity | None = None
 
     @property
     def gid(self) -> int:
         return self.uid
 
     def describe(self) -> str:
-        return self.limits.describe() if self.limits else cgroup.RLIMITS_ONLY
+        own = self.limits.describe() if self.limits else cgroup.RLIMITS_ONLY
+        return own if self.timed is None else f"{own}; the same again for the timed program's child, a uid of its own"
 
 
 @contextmanager
 def claimed() -> Iterator[Identity]:
-    """A fresh uid (and cgroup, where the machine allows one) for one grading, swept afterwards.
+    """Fresh uids (and cgroups, where the machine allows them) for one grading, swept afterwards:
+    one for its children, one for the child of its timed program, which belongs to the first's
+    group so that it reads the same work folder.
 
     Before any grading uid runs, the project (hidden suites, reference) is closed to other
     users: from now on there are other users, and they must never read it.
     """
     close_to_others(ROOT)
     LOCKS.mkdir(mode=0o700, exist_ok=True)
+    with ExitStack() as held:
+        first = held.enter_context(_one())
+        yield replace(first, timed=held.enter_context(_one((first.gid,))))
+
+
+@contextmanager
+def _one(groups: tuple[int, ...] = ()) -> Iterator[Identity]:
     lock, uid = _claim_uid()
-    claimed = Identity(uid, None)
+    claimed = Identity(uid, None, groups)
     try:
         sweep(uid)
-        claimed = Identity(uid, cgroup.create(uid))
+        claimed = Identity(uid, cgroup.create(uid), groups)
         yield claimed
     finally:
         release(claimed)
@@ -71,10 +90,11 @@ def claimed() -> Iterator[Identity]:
 
 
 def release(identity: Identity) -> None:
-    """End everything the grading left: its processes, its cgroup, its files."""
-    if identity.limits:
-        identity.limits.kill_and_remove()
-    sweep(identity.uid)
+    """End everything the grading left: its processes, its cgroups, its files (both uids')."""
+    for who in [who for who in (identity, identity.timed) if who is not None]:
+        if who.limits:
+            who.limits.kill_and_remove()
+        sweep(who.uid)
 
 
 def _claim_uid() -> tuple[int, int]:

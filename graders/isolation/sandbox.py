@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import child_numpy, child_python, namespaces
@@ -182,7 +182,7 @@ def _preexec(identity: Identity | None, own_namespaces: bool):
         for limit, value in LIMITS.items():
             resource.setrlimit(limit, (value, value))
         if identity:
-            os.setgroups([])
+            os.setgroups(list(identity.groups))
             os.setgid(identity.gid)
             os.setuid(identity.uid)
 
@@ -254,6 +254,24 @@ class Isolation:
     @property
     def runs_as(self) -> Identity | None:
         return self.identity if self.level != "local" else None
+
+    def timed(self) -> Isolation:
+        """How the child of a timed program runs: as the grading's second uid where it has one,
+        so its CPU is counted apart from the other children's, and its end kills none of theirs."""
+        if self.runs_as is None or self.runs_as.timed is None:
+            return self
+        return replace(self, identity=self.runs_as.timed)
+
+    @property
+    def apart(self) -> bool:
+        """Whether a timed program's child may run at the same time as the others: only where no
+        child can reach another, and their counts are apart. bwrap with a /proc of its own gives
+        each child its own /tmp, /dev/shm, network, IPC and processes, and the two run as two
+        uids. Not at the user level, whose children share the host's /tmp, /var/tmp and /dev/shm,
+        nor at bwrap with the host's /proc bound, where each could read the other's command line
+        and thread names: there, while the other children run, the timed program's could hand
+        them its initial parameters and be handed back the trained ones, its own CPU clean."""
+        return self.level == "bwrap" and self.proc_mount == PROC_MOUNTS[0] and self.timed() != self
 
     @property
     def network(self) -> str:

@@ -1,0 +1,153 @@
+"""A measured program's child runs as the grading's second uid, beside the other children where
+the sandbox walls them apart (bwrap with a /proc of its own) and after them elsewhere; its
+outcome is the one it would have had after them: it stands only when the others' run changed
+nothing it meets (graders/grading/child_loop.py, graders/isolation/sandbox.py Isolation.apart).
+
+These run the real child on a small package and steps of the test's own, with a 1 s program
+timeout where a hang is waited for.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from graders.grading import cases, child_loop
+from graders.grading.protocol import Outcome
+from graders.isolation import identity, sandbox
+from graders.isolation.workdir import seal, with_runner
+
+from grading import STRONG
+
+ENGINE = """
+import time
+
+
+class Value:
+    def spin(self):
+        while True: pass
+
+    def burn(self):
+        until = time.process_time() + 2.0
+        while time.process_time() < until:
+            pass
+        return 2
+
+    def fine(self):
+        return 1
+"""
+
+STEPS = '''
+import importlib
+
+from steps import step
+
+
+@step
+def call_value(run, *, method):
+    """Call `method` of a new minigrad.engine.Value."""
+    engine = importlib.import_module("minigrad.engine")
+    run.out.append(getattr(engine.Value(), method)())
+'''
+
+
+class Child(NamedTuple):
+    """A child the grading started: for the measured program ("timed") or the others ("main"),
+    its uid (None: this process's, at the local level), and the roles of those running then."""
+
+    role: str
+    uid: int | None
+    beside: set[str]
+
+
+SPIN = "took too long (over 1 s); look for an endless loop in Value.spin (engine.py, line 7)"
+
+
+def call(method: str, limit: float | None = None) -> list[list]:
+    """A program calling `method`; with `limit`, a measured one (stopped after 1.5 s)."""
+    timed = [["measured", {"what": method, "limit": limit, "stop_after": 1.5}]] if limit else []
+    return [*timed, ["call_value", {"method": method}]]
+
+
+@contextmanager
+def isolated(level: str) -> Iterator[tuple[Path, sandbox.Isolation]]:
+    """A work folder with ENGINE and STEPS, and how a grading at `level` runs its children."""
+    workdir = with_runner()
+    (workdir / "submission" / "minigrad" / "__init__.py").write_text("")
+    (workdir / "submission" / "minigrad" / "engine.py").write_text(ENGINE)
+    (workdir / "steps_beside_test.py").write_text(textwrap.dedent(STEPS))
+    try:
+        if level == "local":
+            seal(workdir, None)
+            yield workdir, sandbox.Isolation("local")
+            return
+        with identity.claimed() as who:
+            seal(workdir, who)
+            yield workdir, sandbox.Isolation(level, who)
+    finally:
+        shutil.rmtree(workdir)
+
+
+def run(level: str, programs: list[list], monkeypatch, timeout: float = 1.0) -> tuple[list[Outcome], list[Child]]:
+    """The programs as a grading at `level` runs them, each with `timeout`; and each child it
+    started, in order."""
+    monkeypatch.setattr(child_loop, "PROGRAM_TIMEOUT", timeout)
+    started: list[Child] = []
+    running: list[str] = []
+    lock = threading.Lock()
+    real = sandbox.run
+
+    def watched(isolation, folder, script, stdin, timeout, accept=None, starved=None):  # noqa: ANN001, ANN202
+        request = json.loads(stdin)
+        role = "timed" if cases.measured(request["programs"][request["start"]]) else "main"
+        with lock:
+            started.append(Child(role, isolation.runs_as.uid if isolation.runs_as else None, set(running)))
+            running.append(role)
+        try:
+            return real(isolation, folder, script, stdin, timeout, accept, starved)
+        finally:
+            with lock:
+                running.remove(role)
+
+    monkeypatch.setattr(sandbox, "run", watched)
+    with isolated(level) as (workdir, isolation):
+        names = [f"test {i}" for i in range(len(programs))]
+        outcomes = child_loop.run_child(workdir, programs, names, ["p"] * len(programs), isolation)
+        who = isolation.runs_as
+        if who is not None:  # the grading's first uid runs the others, its second the measured
+            assert {child.uid for child in started} == {who.uid, who.timed.uid} and who.uid != who.timed.uid
+            assert all((child.uid == who.timed.uid) == (child.role == "timed") for child in started)
+        return outcomes, started
+
+
+@pytest.mark.parametrize("level", ["local", *STRONG])
+def test_the_measured_child_runs_beside_the_others_only_at_bwrap_and_counts_only_its_own(
+    level: str, monkeypatch
+) -> None:
+    """Its count holds none of the 2 s the other child burns, even while both run."""
+    (burned, timed), started = run(level, [call("burn"), call("fine", limit=5.0)], monkeypatch, 10.0)
+    assert burned.out == [2] and timed.out == [1] and timed.error is None
+    assert timed.cpu is not None and timed.cpu < 1.0
+    assert sorted(child.role for child in started) == ["main", "timed"]
+    assert any(child.beside for child in started) == (level == "bwrap")
+
+
+@pytest.mark.parametrize("level", ["local", *STRONG])
+def test_a_measured_program_meets_what_the_others_learnt_wherever_it_ran(level: str, monkeypatch) -> None:
+    """The other child hangs in Value.spin: the measured program that calls it fails at once with
+    that hang's message, as it does when it runs after them. At bwrap it ran beside them first
+    (stopped at its own 1.5 s), and that outcome was set aside: it ran again, after."""
+    outcomes, started = run(level, [call("spin"), call("spin", limit=0.5), call("fine")], monkeypatch)
+    assert [o.error and o.error["message"] for o in outcomes] == [SPIN, SPIN, None]
+    assert outcomes[2].out == [1]
+    again = ["timed"] if level == "bwrap" else []
+    assert sorted(child.role for child in started) == ["main", "main", "timed", *again]
+    assert started[-1].role == "timed" and not started[-1].beside  # the last child: the measured program, after
