@@ -277,3 +277,23 @@ def test_a_refused_file_is_said_refused_with_its_reason(tmp_path: Path, spec: st
     assert f"## Notes\n\n- {said}\n" in written
     assert f"### 1. {said}\n" in written and "is missing" not in written
     assert f"<li><code>minigrad/nn.py</code> was refused: {reason}</li>" in feedback.page("s1", results)
+
+
+def test_a_member_an_archive_left_out_is_said_refused_where_the_grader_calls_it_missing() -> None:
+    """The class command's archives keep the package where the student had it (hw1/minigrad/):
+    the file the grader calls `minigrad/nn.py` is the one refused as `hw1/minigrad/nn.py`."""
+    name = "mlp: SGD.step() [sgd-step]"
+    test = {"name": name, "tags": ["mlp"], "score": 0.0, "max_score": 1.0, "status": "failed"}
+    results = {
+        "score": 0.0,
+        "max_score": 1.0,
+        "tests": [test | {"output": "SGD.step(): `minigrad/nn.py` is missing, so this could not run"}],
+        "extra_data": {
+            "refused": ["hw1/minigrad/nn.py: over 512 KiB, the most the grader reads; left out"],
+            "root_causes": [{"title": "`minigrad/nn.py` is missing", "tests": [name], "note": []}],
+        },
+    }
+    said = "`hw1/minigrad/nn.py` was refused: over 512 KiB, the most the grader reads; left out"
+    written = feedback.markdown_page("s1", results)
+    assert f"- {said}\n" in written and f"### 1. {said}\n" in written
+    assert "SGD.step(): `hw1/minigrad/nn.py` was refused, so this could not run" in written

@@ -144,10 +144,12 @@ def _failure(group: root_cause.Group, failed: dict[str, GradedTest]) -> Failure:
 
 def _as_refused(failure: Failure, refused: dict[str, str]) -> Failure:
     """A group the grader titled "`minigrad/nn.py` is missing" when the file was handed in
-    and refused: the student is told so, and why, rather than that it is missing."""
+    and refused (as `minigrad/nn.py`, or as `hw1/minigrad/nn.py` in an archive): the student
+    is told so, and why, rather than that it is missing."""
     for path, reason in refused.items():
-        missing = f"`{path}` is missing"
-        if failure.title == missing:
+        name = "minigrad/" + path.rpartition("/")[2]
+        missing = f"`{name}` is missing"
+        if failure.title == missing and (path == name or path.endswith("/" + name)):
             failure.title = f"`{path}` was refused: {reason}"
             failure.message = failure.message.replace(missing, f"`{path}` was refused")
     return failure
