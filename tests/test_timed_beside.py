@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import textwrap
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,7 +24,7 @@ import pytest
 
 from graders.grading import cases, child_loop
 from graders.grading.protocol import Outcome
-from graders.isolation import identity, sandbox
+from graders.isolation import identity, processes, sandbox
 from graders.isolation.workdir import seal, with_runner
 
 from grading import STRONG
@@ -151,3 +153,28 @@ def test_a_measured_program_meets_what_the_others_learnt_wherever_it_ran(level: 
     again = ["timed"] if level == "bwrap" else []
     assert sorted(child.role for child in started) == ["main", "main", "timed", *again]
     assert started[-1].role == "timed" and not started[-1].beside  # the last child: the measured program, after
+
+
+@pytest.mark.skipif(not STRONG, reason="a grading's uids need root")
+def test_the_measured_child_runs_beside_only_where_the_sandbox_walls_the_two_apart() -> None:
+    """bwrap with a /proc of its own; never the user level (a shared /tmp), bwrap with the host's
+    /proc bound (each reads the other's thread names), a grading with one uid, or local."""
+    with identity.claimed() as who:
+        assert sandbox.Isolation("bwrap", who).apart
+        assert sandbox.Isolation("bwrap", who).timed().runs_as == who.timed and who.timed.groups == (who.gid,)
+        assert not sandbox.Isolation("bwrap", who, sandbox.PROC_MOUNTS[1]).apart
+        assert not sandbox.Isolation("user", who, own_namespaces=True).apart
+        assert not sandbox.Isolation("bwrap", replace(who, timed=None)).apart
+        assert not sandbox.Isolation("local", who).apart and sandbox.Isolation("local", who).timed().runs_as is None
+
+
+@pytest.mark.skipif(not STRONG, reason="a grading's uids need root")
+def test_the_end_of_a_grading_kills_what_either_uid_left_running() -> None:
+    with identity.claimed() as who:
+        left = [
+            subprocess.Popen(["sleep", "600"], user=uid, group=uid, start_new_session=True)
+            for uid in (who.uid, who.timed.uid)
+        ]
+        assert [identity.processes(uid) for uid in (who.uid, who.timed.uid)] == [[p.pid] for p in left]
+    assert [identity.processes(uid) for uid in (who.uid, who.timed.uid)] == [[], []]
+    assert not any(processes.alive(process.pid) for process in left)  # killed, and reaped by the sweep
