@@ -7,66 +7,24 @@ Every submission is the reference copied into a temp folder and broken there.
 from __future__ import annotations
 
 import ast
-import os
 import re
 import resource
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from public_checks_run import check, submission, table
 
 from course.release import ROOT
 from course.submissions import materialize
+from graders.audit.grading import CHECKS, check_command, check_env
 
 from grading import ctrl_c_reaches_it
 
-CHECKS = ROOT / "assignments" / "checks"
 SPECS = ROOT / "tests" / "submissions"
-
-
-def submission(tmp_path: Path, file: str = "", old: str = "", new: str = "") -> Path:
-    """The reference's minigrad/ in `tmp_path`, with `old` replaced by `new` in `file`."""
-    shutil.copytree(
-        ROOT / "reference" / "minigrad", tmp_path / "minigrad", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    if file:
-        path = tmp_path / "minigrad" / file
-        assert old in path.read_text()
-        path.write_text(path.read_text().replace(old, new, 1))
-    return tmp_path
-
-
-def check(folder: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """The public checks as `make check` runs them."""
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        str(CHECKS),
-        "--submission",
-        str(folder),
-        "--pictures",
-        str(folder / "pictures"),
-        "-q",
-        "--tb=no",
-        "-rN",
-        "--no-header",
-        "-p",
-        "no:cacheprovider",
-        *args,
-    ]
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
-
-
-def table(out: str) -> dict[str, str]:
-    """The per-part table: part -> the rest of its line."""
-    rows = re.findall(r"^(value|backward|mlp|tensor|checkpoint|extensions) +(.*)$", out, re.MULTILINE)
-    return {part: rest.strip() for part, rest in rows}
 
 
 def test_a_syntax_error_names_file_and_line_and_the_quiz_still_runs(tmp_path: Path) -> None:
@@ -77,7 +35,7 @@ def test_a_syntax_error_names_file_and_line_and_the_quiz_still_runs(tmp_path: Pa
         "value": "-   could not load (below)",
         "backward": "-   could not load (below)",
         "mlp": "-   could not load (below)",
-        "tensor": "54 / 54   all pass",
+        "tensor": "59 / 59   all pass",
         "checkpoint": "12 / 12   all pass",
     }
     line = 1 + (folder / "minigrad" / "engine.py").read_text().splitlines().index(
@@ -141,26 +99,8 @@ def test_the_loop_is_found_in_the_student_code_when_the_checks_sit_beside_it(tmp
     minigrad/: the stopped check is still located in minigrad/, never in the checks' own files."""
     folder = submission(tmp_path, "engine.py", "        return self * -1\n", "        while True:\n            pass\n")
     shutil.copytree(CHECKS, folder / "checks", ignore=shutil.ignore_patterns("__pycache__"))
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "checks",
-        "-q",
-        "--tb=no",
-        "-rN",
-        "--no-header",
-        "-p",
-        "no:cacheprovider",
-        "--part",
-        "value",
-        "--time-limit",
-        "0.5",
-        "-k",
-        "test_unary_forward",
-    ]
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    out = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=folder, env=env).stdout
+    command = check_command("--part", "value", "--time-limit", "0.5", "-k", "test_unary_forward", checks="checks")
+    out = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=folder, env=check_env()).stdout
     assert "slow, or an endless loop in `Value.__neg__` (minigrad/engine.py:" in out, out
     assert "conftest.py" not in out
 
@@ -179,27 +119,13 @@ def test_a_check_that_sleeps_is_stopped_by_the_clock(tmp_path: Path) -> None:
 
 def test_ctrl_c_says_the_table_is_incomplete(tmp_path: Path) -> None:
     folder = submission(tmp_path, "engine.py", "        return self * -1\n", "        while True:\n            pass\n")
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        str(CHECKS),
-        "--submission",
-        str(folder),
-        "-q",
-        "--tb=no",
-        "-rN",
-        "--no-header",
-        "-p",
-        "no:cacheprovider",
-    ]
     process = subprocess.Popen(
-        command,
+        check_command("--submission", str(folder)),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         cwd=ROOT,
-        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        env=check_env(),
         preexec_fn=ctrl_c_reaches_it,
     )
     head = ""
@@ -266,12 +192,12 @@ def test_a_linear_with_a_generator_of_its_own_fails_the_public_check_as_it_fails
     """The hidden linear-init wants NumPy's global random state (the API says so): the public
     check says the same, while other draws from that state (a fair variation) still pass."""
     own = check(materialize(SPECS / "bug-tensor-own-generator.json", tmp_path / "own"), "--part", "tensor")
-    assert table(own.stdout)["tensor"] == "53 / 54", own.stdout
+    assert table(own.stdout)["tensor"] == "58 / 59", own.stdout
     said = "Linear(3, 2).weight, made a second time after the same np.random.seed(7)"
     assert f"* test_linear_draws_from_numpys_global_random_state\n    {said}\n" in own.stdout
     assert "not a generator of your own such as np.random.default_rng()" in own.stdout
     fair = check(materialize(SPECS / "fair-tensor-other-draws.json", tmp_path / "fair"), "--part", "tensor")
-    assert table(fair.stdout)["tensor"] == "54 / 54   all pass", fair.stdout
+    assert table(fair.stdout)["tensor"] == "59 / 59   all pass", fair.stdout
 
 
 def test_forgotten_children_are_caught_for_every_operator(tmp_path: Path) -> None:
@@ -339,7 +265,7 @@ def test_untouched_extensions_are_called_optional(tmp_path: Path) -> None:
 
 def test_the_untouched_tensor_part_passes_nothing_and_says_where_to_begin(tmp_path: Path) -> None:
     run = check(ROOT / "assignments", "--part", "tensor")
-    assert run.returncode == 1 and "54 failed in" in run.stdout and not re.search(r"\d+ passed", run.stdout)
+    assert run.returncode == 1 and "59 failed in" in run.stdout and not re.search(r"\d+ passed", run.stdout)
     assert "not attempted yet: `Add.forward`" in run.stdout
     assert (
         "Nothing passes yet, which is where everyone starts. Begin with part 4, the Tensor engine:\n"
@@ -363,7 +289,7 @@ def test_a_datasets_file_from_before_part_4_costs_only_the_digits_check(tmp_path
     (folder / "minigrad" / "datasets.py").write_text(stale)
     run = check(folder)
     rows = table(run.stdout)
-    assert rows.pop("tensor") == "53 / 54" and all(row.endswith("all pass") for row in rows.values()), rows
+    assert rows.pop("tensor") == "58 / 59" and all(row.endswith("all pass") for row in rows.values()), rows
     assert (
         "* test_milestone_digits_are_learned\n"
         "    load minigrad/datasets.py\n"
@@ -384,7 +310,7 @@ def test_a_missing_or_broken_given_file_costs_only_the_checks_that_use_it(broken
         datasets.write_text(datasets.read_text() + "\ndef oops(:\n")
     run = check(folder, "--all-failures")
     rows = table(run.stdout)
-    assert rows["mlp"] == "16 / 19" and rows["tensor"] == "53 / 54", rows
+    assert rows["mlp"] == "16 / 19" and rows["tensor"] == "58 / 59", rows
     assert all(rows[part].endswith("all pass") for part in ("value", "backward", "checkpoint")), rows
     got = "minigrad/datasets.py is missing" if broken == "missing" else "line 70: SyntaxError: invalid syntax"
     assert run.stdout.count(f"        got:      {got}\n") == 4, run.stdout
@@ -404,26 +330,10 @@ def test_restore_hints_give_the_path_from_where_make_check_runs(tmp_path: Path) 
     it is `.`: the command in the hint must work where it is typed."""
     folder = submission(tmp_path / "course" / "assignments")
     (folder / "minigrad" / "nn.py").unlink()
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        str(CHECKS),
-        "--submission",
-        "assignments",
-        "--part",
-        "mlp",
-        "-q",
-        "--tb=no",
-        "-rN",
-        "--no-header",
-        "-p",
-        "no:cacheprovider",
-        "--pictures",
-        "",
-    ]
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    out = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path / "course", env=env).stdout
+    command = check_command("--submission", "assignments", "--part", "mlp", "--pictures", "")
+    out = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, cwd=tmp_path / "course", env=check_env()
+    ).stdout
     assert "hint: the assignment comes with it; restore it (`git checkout -- assignments/minigrad/nn.py`)" in out
 
 

@@ -8,18 +8,16 @@ run a tenth of the time, so its share of a core is about 10% whatever else the m
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from grading import ROOT
+from graders.audit.grading import check_command, check_env
 
-CHECKS = ROOT / "assignments" / "checks"
+from grading import ROOT
 
 
 def looping_submission(tmp_path: Path) -> Path:
@@ -41,7 +39,7 @@ def run_throttled(command: list[str], share: float, limit: float) -> str:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        env=check_env(),
     )
     deadline = time.monotonic() + limit
     try:
@@ -58,26 +56,9 @@ def run_throttled(command: list[str], share: float, limit: float) -> str:
 
 def test_a_starved_loop_is_stopped_by_the_cpu_it_used_not_called_a_wait(tmp_path: Path) -> None:
     folder = looping_submission(tmp_path)
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        str(CHECKS),
-        "--submission",
-        str(folder),
-        "-q",
-        "--tb=no",
-        "-rN",
-        "--no-header",
-        "-p",
-        "no:cacheprovider",
-        "--part",
-        "value",
-        "--time-limit",
-        "0.5",
-        "-k",
-        "test_unary_forward and -a",
-    ]
+    command = check_command(
+        "--submission", str(folder), "--part", "value", "--time-limit", "0.5", "-k", "test_unary_forward and -a"
+    )
     out = run_throttled(command, share=0.1, limit=120)
     # The CPU alarm is checked at the kernel's tick, and the throttling's stops and starts make
     # the check's CPU time coarse: it says what it measured, 0.5 s or a tick or two more.

@@ -2,35 +2,24 @@
 
 import json
 import subprocess
-import sys
 
 from course.release import ROOT
+from graders.audit.grading import check_command, check_env
 from graders.course_facts.parts import PARTS
-
-CHECKS = ROOT / "assignments" / "checks"
 
 
 def run_checks(submission, tmp_path, *args):
     report = tmp_path / "report.json"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(CHECKS),
-            "--submission",
-            str(submission),
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--json-report",
-            f"--json-report-file={report}",
-            *args,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    command = check_command(
+        "--submission",
+        str(submission),
+        "-p",
+        "pytest_jsonreport.plugin",
+        "--json-report",
+        f"--json-report-file={report}",
+        *args,
     )
+    subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=check_env())
     return json.loads(report.read_text())
 
 
@@ -55,18 +44,13 @@ def test_untouched_release_passes_no_check(tmp_path):
 
 
 def test_not_attempted_is_reported_by_name_without_a_traceback(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", str(CHECKS), "-m", "value", "-q", "--tb=no", "-rN", "-p", "no:cacheprovider"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    ).stdout
+    out = subprocess.run(check_command("-m", "value"), cwd=ROOT, capture_output=True, text=True, env=check_env()).stdout
     assert "not attempted yet: `Value.__add__` (minigrad/engine.py:" in out
     assert "0 / 71" in out and "Begin with part 1" in out
     assert "Traceback" not in out
 
 
-def test_a_classic_bug_is_explained_with_inputs_expected_got_and_hint(tmp_path):
+def test_a_classic_bug_is_explained_with_inputs_expected_got_where_and_hint(tmp_path):
     package = tmp_path / "minigrad"
     package.mkdir()
     for source in (ROOT / "reference" / "minigrad").glob("*.py"):
@@ -75,31 +59,15 @@ def test_a_classic_bug_is_explained_with_inputs_expected_got_and_hint(tmp_path):
     correct = "self.grad += out.grad\n            other.grad += out.grad"
     assert correct in engine.read_text()
     engine.write_text(engine.read_text().replace(correct, correct.replace("+=", "="), 1))
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(CHECKS),
-            "--submission",
-            str(tmp_path),
-            "-m",
-            "value",
-            "-q",
-            "--tb=no",
-            "-rN",
-            "-p",
-            "no:cacheprovider",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    ).stdout
+    closure = 1 + engine.read_text().splitlines().index("            self.grad = out.grad") - 1  # its `def _backward`
+    command = check_command("--submission", str(tmp_path), "-m", "value")
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=check_env()).stdout
     assert "69 / 71" in out
     assert (
         "a + b: gradient of a when a.grad was already 1.0\n"
         "        inputs:   a = 2.0, b = -3.0, out.grad = 2.5\n"
         "        expected: 3.5\n"
         "        got:      2.5\n"
+        f"        where:    `Value.__add__`'s `_backward` (minigrad/engine.py:{closure})\n"
         "        hint:     use += in _backward: a node can get gradient from several places"
     ) in out

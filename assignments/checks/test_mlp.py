@@ -7,7 +7,7 @@ import pytest
 
 from drawing import draw
 from feedback import expect_close, fail
-from student import module
+from student import located, module
 from trusted import mlp_on_floats
 
 datasets = module("datasets")
@@ -42,6 +42,7 @@ def test_neuron_forward_is_activation_of_weighted_sum_plus_bias():
         what="Neuron(2) forward",
         inputs={"w": [-3.0, 1.0], "b": 6.8813735870195432, "x": [2.0, 0.0]},
         hint="tanh(w1*x1 + w2*x2 + b): start the sum from the bias",
+        where=located(nn.Neuron.__call__),
     )
 
 
@@ -49,16 +50,19 @@ def test_neuron_parameters_are_weights_then_bias():
     n = nn.Neuron(3)
     got = n.parameters()
     if [id(p) for p in got] != [id(p) for p in n.w + [n.b]]:
-        fail("Neuron(3).parameters()", {}, "[w0, w1, w2, b] (the Value objects themselves)", got, ORDER_HINT)
+        want = "[w0, w1, w2, b] (the Value objects themselves)"
+        fail("Neuron(3).parameters()", {}, want, got, ORDER_HINT, located(nn.Neuron.parameters))
 
 
 def test_layer_returns_a_list_or_a_single_value():
     x = [0.5, -1.0]
     many, one = nn.Layer(2, 3)(x), nn.Layer(2, 1)(x)
+    where = located(nn.Layer.__call__)
     if not isinstance(many, list) or len(many) != 3:
-        fail("Layer(2, 3)(x)", {"x": x}, "a list of 3 Values", many, "return one output per neuron")
+        fail("Layer(2, 3)(x)", {"x": x}, "a list of 3 Values", many, "return one output per neuron", where)
     if not isinstance(one, engine.Value):
-        fail("Layer(2, 1)(x)", {"x": x}, "a single Value", one, "a layer with one neuron returns that Value itself")
+        hint = "a layer with one neuron returns that Value itself"
+        fail("Layer(2, 1)(x)", {"x": x}, "a single Value", one, hint, where)
 
 
 @pytest.mark.parametrize("sizes", [(3, 4, 4, 1), (2, 3), (4, 5, 2)])
@@ -73,6 +77,7 @@ def test_mlp_parameter_count(sizes):
             want,
             got,
             "each neuron has one weight per input plus a bias; collect every layer's parameters",
+            located(nn.MLP.parameters),
         )
 
 
@@ -85,7 +90,8 @@ def test_mlp_forward_with_set_weights(sizes, activation):
     want = mlp_on_floats(sizes, weights, x, activation)
     got = [v.data for v in as_list(model(x))]
     if len(got) != len(want):
-        fail(f"MLP{sizes} output", {"x": x}, f"{len(want)} outputs", got, "the last layer decides the output count")
+        hint = "the last layer decides the output count"
+        fail(f"MLP{sizes} output", {"x": x}, f"{len(want)} outputs", got, hint, located(nn.MLP.__call__))
     for i, (g, w) in enumerate(zip(got, want)):
         expect_close(
             g,
@@ -93,6 +99,7 @@ def test_mlp_forward_with_set_weights(sizes, activation):
             what=f"MLP({sizes[0]}, {list(sizes[1:])}, activation={activation!r}) output {i}",
             inputs={"x": x, "weights": "seeded, set through parameters()"},
             hint=ORDER_HINT + f"; every layer applies {activation}, the last one included",
+            where=located(nn.MLP.__call__),
         )
 
 
@@ -129,7 +136,8 @@ def test_loss_value_and_gradient(name):
     loss = loss_fn(values, targets)
     inputs = {"preds": preds, "targets": targets}
     n = len(preds)
-    expect_close(loss.data, sum(map(per_sample, preds, targets)) / n, what=f"{name} value", inputs=inputs, hint=hint)
+    want, where = sum(map(per_sample, preds, targets)) / n, located(loss_fn)
+    expect_close(loss.data, want, what=f"{name} value", inputs=inputs, hint=hint, where=where)
     loss.backward()
     for i, (v, p, t) in enumerate(zip(values, preds, targets)):
         expect_close(
@@ -138,6 +146,7 @@ def test_loss_value_and_gradient(name):
             what=f"{name}: gradient of preds[{i}]",
             inputs=inputs,
             hint="a mean divides every sample's gradient by the number of samples",
+            where=where,
         )
 
 
@@ -152,6 +161,7 @@ def test_sgd_step_moves_against_the_gradient():
             what="SGD(lr=0.1).step()",
             inputs={"data": [1.0, -2.0], "grad": [0.5, -4.0]},
             hint="data -= lr * grad: step against the gradient, downhill",
+            where=located(nn.SGD.step),
         )
 
 
@@ -168,6 +178,7 @@ def test_train_returns_each_steps_loss_and_the_loss_falls():
             "a list of 20 floats",
             history,
             "append float(loss.data) once per step",
+            located(nn.train),
         )
     expect_close(
         history[0],
@@ -175,6 +186,7 @@ def test_train_returns_each_steps_loss_and_the_loss_falls():
         what="train: loss of step 0 (before any update)",
         inputs={"weights": "seeded"},
         hint="record the loss of the forward pass that starts each step",
+        where=located(nn.train),
     )
     if not history[-1] < history[0] / 2:
         fail(
@@ -183,6 +195,7 @@ def test_train_returns_each_steps_loss_and_the_loss_falls():
             "the loss at least halves",
             history,
             "zero the gradients before backward(), then step against the gradient",
+            located(nn.train),
         )
 
 
@@ -202,6 +215,7 @@ def test_train_zeroes_the_gradients_every_step():
             what=f"train(..., lr=0.0, steps=3): gradient of parameter {i} after training",
             inputs={"data": "four_samples()", "model": "MLP(3, [4, 1]), seeded weights"},
             hint="zero the gradients before every backward(): otherwise each step adds its gradient to the last",
+            where=located(nn.train),
         )
 
 

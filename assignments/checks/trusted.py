@@ -28,6 +28,34 @@ def local_backward(out, upstream: float) -> None:
         node._backward()
 
 
+def function_backward(out, upstream) -> None:
+    """Part 4's `local_backward`: run the `Function.backward`s of the graph under the Tensor
+    `out`, from `upstream`, with the checks' own order and sums, and add each leaf's gradient
+    to its `grad`. An operation's checks then need its `Function` and `unbroadcast` only, not
+    `Tensor.backward`, whose own checks come after: a student with `Add`, `Mul` and
+    `unbroadcast` written sees those pass before writing `Tensor.backward`."""
+    order, seen, stack = [], set(), [(out, False)]
+    while stack:
+        node, inputs_done = stack.pop()
+        if inputs_done:
+            order.append(node)
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            inputs = node._creator.inputs if node._creator is not None else ()
+            stack.extend((parent, False) for parent in inputs if parent.requires_grad)
+    arrived = {id(out): upstream}
+    for node in reversed(order):
+        if (grad := arrived.pop(id(node), None)) is None:
+            continue
+        if node._creator is None:
+            node.grad = grad if node.grad is None else node.grad + grad
+            continue
+        for parent, share in zip(node._creator.inputs, node._creator.backward(grad)):
+            if parent.requires_grad and share is not None:
+                arrived[id(parent)] = arrived[id(parent)] + share if id(parent) in arrived else share
+
+
 def central_difference(f: Callable[..., float], xs: Sequence[float], h: float = 1e-6) -> list[float]:
     """The slope of the float function `f` in each input, by central differences."""
     slopes = []

@@ -64,19 +64,38 @@ def hidden_parts(file: str) -> list[str]:
     return parts or ([EXTENSIONS_GRADED_IN] if stem in registry.EXTENSIONS.modules else [])
 
 
+def check_command(*args: str, checks: Path | str = CHECKS) -> list[str]:
+    """The public checks' command line as `make check` runs it (course/check.mk): quiet, no
+    traceback, no pytest summary, no cache; `args` add the submission, the part and the rest.
+    The audit and the project's tests (tests/test_check_*.py, tests/test_public_checks.py) run
+    the checks through this one line."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(checks),
+        "-q",
+        "--tb=no",
+        "-rN",
+        "--no-header",
+        "-p",
+        "no:cacheprovider",
+        *args,
+    ]
+
+
+def check_env() -> dict[str, str]:
+    """The environment `make check` gives the checks: no plugin autoload (the checks need none,
+    and an instructor's venv has several that would triple the start-up time)."""
+    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
 def public_run(submission: Path, part: str, first_failure: bool = True) -> PublicRun:
     """The public checks of one part on `submission` (a folder holding minigrad/); with
     `first_failure`, pytest stops at the first failed check (a kill needs no more)."""
-    # Unformatted (fmt: skip): the command line reads as one would type it, flag beside value.
-    command = [
-        sys.executable, "-m", "pytest", str(CHECKS), "--submission", str(submission), "--part", part,
-        "-q", "--tb=no", "-rN", "--no-header", "-p", "no:cacheprovider", "--pictures", "",
-    ]  # fmt: skip
-    if first_failure:
-        command.append("-x")
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    command = check_command("--submission", str(submission), "--part", part, "--pictures", "", *["-x"] * first_failure)
     try:
-        run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=PUBLIC_TIMEOUT)
+        run = subprocess.run(command, cwd=ROOT, env=check_env(), capture_output=True, text=True, timeout=PUBLIC_TIMEOUT)
     except subprocess.TimeoutExpired:
         return PublicRun(part, False, f"no result within {PUBLIC_TIMEOUT} s")
     lines = [line for line in run.stdout.splitlines() if " in " in line and ("passed" in line or "failed" in line)]

@@ -224,8 +224,8 @@ def _qualified(code) -> str:
     return next((f.__qualname__ for f in functions), code.co_name)
 
 
-def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
-    """One plain-words explanation of why a check failed."""
+def short_message(excinfo: pytest.ExceptionInfo, folder: Path, part: str = "") -> str:
+    """One plain-words explanation of why a check failed (in `part`, whose code it ran)."""
     from feedback import CheckFailure
 
     exc = excinfo.value
@@ -235,7 +235,7 @@ def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
     if isinstance(exc, NotImplementedError) and frame_line:
         return f"not attempted yet: {_where(frame_line, folder)}"
     if isinstance(exc, CheckTookTooLong):
-        return over_time(exc, frame_line, folder)
+        return over_time(exc, frame_line, folder, part)
     unmet = course_api.unmet(type(exc).__name__, str(exc))
     if unmet and not frame_line:  # no line of the student's code ran: name the requirement
         return unmet
@@ -249,12 +249,14 @@ def short_message(excinfo: pytest.ExceptionInfo, folder: Path) -> str:
     return f"{message}\nhint: {plain_number}" if plain_number else message
 
 
-def over_time(exc: CheckTookTooLong, frame_line, folder: Path) -> str:
-    """Say how long the check ran and where it was, without calling slow code a loop."""
+def over_time(exc: CheckTookTooLong, frame_line, folder: Path, part: str = "") -> str:
+    """Say how long the check ran and where it was, without calling slow code a loop; the
+    hint's likely causes are those of the part's code (NumPy only where the part uses it)."""
     where = _where(frame_line, folder) if frame_line else "your code"
     limit = f"limit {exc.limit:g} s" + (" once a check has run out of time" if exc.shortened else "")
     if exc.computing:
-        return f"took {exc.used:.1f} s ({limit}): slow, or an endless loop in {where}\nhint: {LOOP_HINT}"
+        hint = LOOP_HINT + (NUMPY_LOOP if part in NUMPY_PARTS else GRAPH_LOOP)
+        return f"took {exc.used:.1f} s ({limit}): slow, or an endless loop in {where}\nhint: {hint}"
     return (
         f"waited {exc.used:.0f} s, computing only {exc.cpu:.1f} s of it ({limit} of waiting): "
         f"a sleep, input() or a wait that never ends in {where}\n"
@@ -264,8 +266,11 @@ def over_time(exc: CheckTookTooLong, frame_line, folder: Path) -> str:
 
 LOOP_HINT = (
     "a loop whose condition never changes, two operators that call each other (`__sub__` through "
-    "`__neg__` through `__sub__`), or a Python loop over entries where one NumPy call would do"
+    "`__neg__` through `__sub__`), or "
 )
+GRAPH_LOOP = "a walk of the graph that visits a node again and again (keep a set of the nodes visited)"
+NUMPY_LOOP = "a Python loop over entries where one NumPy call would do"
+NUMPY_PARTS = ("tensor",)  # the parts whose code computes on NumPy arrays
 
 
 @pytest.hookimpl(wrapper=True)
@@ -312,7 +317,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     report.user_properties.append(("part", _part_of(item)))
     if call.excinfo is not None and report.failed and call.when == "call":
-        report.longrepr = short_message(call.excinfo, item.config.stash[SUBMISSION])
+        report.longrepr = short_message(call.excinfo, item.config.stash[SUBMISSION], _part_of(item))
     return report
 
 

@@ -98,8 +98,8 @@ def plain_number_hint(kind: str, message: str) -> str | None:
         return None
     if found[1] in VALUE_NAMES:
         return (
-            "a plain number reached code that expects a Value: wrap it first, "
-            "`other = other if isinstance(other, Value) else Value(other)`"
+            "a plain number reached code that expects a Value: wrap it first, as lesson 1's `__add__` does: "
+            "`other = _as_value(other)`, then `if other is NotImplemented: return NotImplemented`"
         )
     return (
         f"a plain number has no `.{found[1]}`: the course's `Value` holds one number in `data` and "

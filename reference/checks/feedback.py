@@ -13,9 +13,15 @@ def describe(inputs: dict[str, object]) -> str:
     return ", ".join(f"{name} = {value!r}" for name, value in inputs.items())
 
 
-def fail(what: str, inputs: dict[str, object], expected: object, got: object, hint: str) -> None:
+def fail(what: str, inputs: dict[str, object], expected: object, got: object, hint: str, where: str = "") -> None:
+    """Raise the failure: what was checked, the inputs, expected, got, where in the student's
+    code the value came from (a wrong value names its function and line, as a crash does),
+    and the hint."""
     shown_inputs = f"    inputs:   {describe(inputs)}\n" if inputs else ""
-    raise CheckFailure(f"{what}\n{shown_inputs}    expected: {expected!r}\n    got:      {got!r}\n    hint:     {hint}")
+    shown_where = f"    where:    {where}\n" if where else ""
+    raise CheckFailure(
+        f"{what}\n{shown_inputs}    expected: {expected!r}\n    got:      {got!r}\n{shown_where}    hint:     {hint}"
+    )
 
 
 def close(got: object, want: float, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
@@ -34,12 +40,15 @@ def expect_close(
     hint: str,
     rtol: float = 1e-6,
     atol: float = 1e-9,
+    where: str = "",
 ) -> None:
     if not close(got, want, rtol, atol):
-        fail(what, inputs, want, got, hint)
+        fail(what, inputs, want, got, hint, where)
 
 
-def expect_raises(error: type[Exception], action, *, what: str, inputs: dict[str, object], hint: str) -> None:
+def expect_raises(
+    error: type[Exception], action, *, what: str, inputs: dict[str, object], hint: str, where: str = ""
+) -> None:
     """`action()` must raise `error` (NotImplementedError passes through as "not attempted")."""
     try:
         result = action()
@@ -48,5 +57,5 @@ def expect_raises(error: type[Exception], action, *, what: str, inputs: dict[str
     except NotImplementedError:
         raise
     except Exception as exc:  # noqa: BLE001 - any other exception is the wrong answer
-        fail(what, inputs, f"{error.__name__}", f"{type(exc).__name__}: {exc}", hint)
-    fail(what, inputs, f"{error.__name__}", f"no error, returned {result!r}", hint)
+        fail(what, inputs, f"{error.__name__}", f"{type(exc).__name__}: {exc}", hint, where)
+    fail(what, inputs, f"{error.__name__}", f"no error, returned {result!r}", hint, where)

@@ -36,6 +36,19 @@ def shown_path(path: Path) -> str:
     return str(path.relative_to(here)) if path.is_relative_to(here) else str(path)
 
 
+def located(function: object) -> str:
+    """Where `function` is in the submission, as a failure names it: "`Value.__mul__`
+    (minigrad/engine.py:72)", and "`Value.__mul__`'s `_backward` (minigrad/engine.py:76)" for a
+    closure an operator made. '' for anything not written in the submission's minigrad/ (a
+    check's own helper, a builtin): a wrong value is then not pinned on the student's code."""
+    code = getattr(function, "__code__", None)
+    if code is None or not Path(code.co_filename).resolve().is_relative_to((FOLDER / "minigrad").resolve()):
+        return ""
+    outer, _, inner = getattr(function, "__qualname__", code.co_name).partition(".<locals>.")
+    name = f"`{outer}`'s `{inner}`" if inner else f"`{outer}`"
+    return f"{name} ({Path(code.co_filename).resolve().relative_to(FOLDER.resolve())}:{code.co_firstlineno})"
+
+
 def restore_hint(name: str) -> str:
     """How to get a file back from the release (`name` without `.py`)."""
     path = shown_path(FOLDER / "minigrad" / f"{name}.py")

@@ -11,7 +11,8 @@ import pytest
 
 from drawing import draw
 from feedback import expect_raises, fail
-from student import module
+from student import located, module
+from trusted import function_backward
 
 datasets = module("datasets")
 layers = module("layers")
@@ -32,18 +33,34 @@ def shown(x: object) -> object:
     return x
 
 
-def expect_array(got: object, want: np.ndarray, *, what: str, inputs: dict, hint: str, rtol=1e-6, atol=1e-9) -> None:
+def expect_array(
+    got: object, want: np.ndarray, *, what: str, inputs: dict, hint: str, rtol=1e-6, atol=1e-9, where: str = ""
+) -> None:
     """`got` must be an array of `want`'s shape whose entries are all close to `want`'s."""
     want = np.asarray(want, dtype=float)
     if got is None:
-        fail(what, inputs, shown(want), None, hint)
+        fail(what, inputs, shown(want), None, hint, where)
     if not isinstance(got, np.ndarray | np.generic | float | int) or isinstance(got, bool):
-        fail(what, inputs, f"a NumPy array of shape {want.shape}", got, hint)
+        fail(what, inputs, f"a NumPy array of shape {want.shape}", got, hint, where)
     got = np.asarray(got)
     if got.shape != want.shape:
-        fail(what, inputs, f"shape {want.shape}: {shown(want)}", f"shape {got.shape}: {shown(got)}", hint)
+        fail(what, inputs, f"shape {want.shape}: {shown(want)}", f"shape {got.shape}: {shown(got)}", hint, where)
     if not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=False):
-        fail(what, inputs, shown(want), shown(got), hint)
+        fail(what, inputs, shown(want), shown(got), hint, where)
+
+
+def functions(out: object, method: str) -> str:
+    """Where the student's `Function`s that made `out` define `method` (`forward` or
+    `backward`): "`Add.backward` (minigrad/tensor.py:257)", each Function once."""
+    found, seen, stack = [], set(), [out]
+    while stack:
+        node = stack.pop()
+        creator = getattr(node, "_creator", None)
+        if creator is not None and id(node) not in seen:
+            seen.add(id(node))
+            found.append(located(getattr(type(creator), method, None)))
+            stack.extend(creator.inputs)
+    return ", ".join(sorted({where for where in found if where}))
 
 
 def data_of(out: object, what: str, inputs: dict) -> np.ndarray:
@@ -136,10 +153,12 @@ def test_forward_and_backward(name):
     inputs = {chr(97 + i): shown(x) for i, x in enumerate(arrays)}
     tensors = [tensor.Tensor(x, requires_grad=True) for x in arrays]
     want = op(*arrays)
-    got = data_of(op(*tensors), name, inputs)
-    expect_array(got, want, what=f"{name}: forward", inputs=inputs, hint="the same result as NumPy, in a Tensor")
+    out = op(*tensors)
+    got = data_of(out, name, inputs)
+    same = "the same result as NumPy, in a Tensor"
+    expect_array(got, want, what=f"{name}: forward", inputs=inputs, hint=same, where=functions(out, "forward"))
     upstream = np.random.default_rng(0).uniform(-1, 1, np.shape(want))
-    op(*tensors).backward(upstream)
+    function_backward(out, upstream)  # the checks' own walk: this check needs the Functions, not Tensor.backward
     slopes = numpy_slopes(lambda *xs: float(np.sum(upstream * op(*xs))), arrays)
     for i, (t, slope) in enumerate(zip(tensors, slopes)):
         expect_array(
@@ -147,38 +166,63 @@ def test_forward_and_backward(name):
             slope,
             rtol=1e-5,
             atol=1e-7,
-            what=f"{name}: gradient of {chr(97 + i)}, after out.backward(upstream)",
+            what=f"{name}: gradient of {chr(97 + i)}, from upstream through each Function's backward",
             inputs={**inputs, "upstream": shown(upstream)},
             hint=hint,
+            where=functions(out, "backward"),
         )
 
 
 def test_broadcast_gradients_are_sums():
     a, b = tensor.Tensor(np.zeros((3, 1)), requires_grad=True), tensor.Tensor(np.zeros((1, 4)), requires_grad=True)
-    (a + b).backward(np.ones((3, 4)))
+    added = a + b
+    function_backward(added, np.ones((3, 4)))
     inputs = {"a": "zeros (3, 1)", "b": "zeros (1, 4)", "upstream": "ones (3, 4)"}
     expect_array(
         a.grad,
         np.full((3, 1), 4.0),
-        what="(a + b).backward(ones): a.grad",
+        what="a + b, upstream ones: a.grad",
         inputs=inputs,
         hint="each entry of a was copied to the 4 columns: 4 gradients of 1, summed",
+        where=functions(added, "backward"),
     )
     expect_array(
         b.grad,
         np.full((1, 4), 3.0),
-        what="(a + b).backward(ones): b.grad",
+        what="a + b, upstream ones: b.grad",
         inputs=inputs,
         hint="each entry of b was copied to the 3 rows: 3 gradients of 1, summed",
+        where=functions(added, "backward"),
     )
     x, s = tensor.Tensor(np.ones((2, 3)), requires_grad=True), tensor.Tensor(2.0, requires_grad=True)
-    (x * s).backward(np.ones((2, 3)))
+    scaled = x * s
+    function_backward(scaled, np.ones((2, 3)))
     expect_array(
         s.grad,
         np.array(6.0),
-        what="(x * s).backward(ones) for x (2, 3) of ones and a 0-d s = 2",
+        what="x * s, upstream ones, for x (2, 3) of ones and a 0-d s = 2: s.grad",
         inputs={},
         hint="a 0-d tensor was used by all 6 entries: sum all 6 gradients, keep the shape ()",
+        where=functions(scaled, "backward"),
+    )
+
+
+# (the gradient's shape, the input's shape): new leading axes, stretched axes of size 1, both, none
+UNBROADCAST = [((4, 3), (3,)), ((2, 3, 4), (3, 1)), ((2, 3), (1, 3)), ((5, 2), ()), ((2, 3), (2, 3))]
+
+
+@pytest.mark.parametrize(("grad_shape", "shape"), UNBROADCAST)
+def test_unbroadcast_sums_back_to_the_input_shape(grad_shape, shape):
+    grad = np.random.default_rng(0).uniform(-1, 1, grad_shape)
+    leading = grad.sum(axis=tuple(range(grad.ndim - len(shape))))
+    want = leading.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True)
+    expect_array(
+        tensor.unbroadcast(grad.copy(), shape),
+        want,
+        what=f"unbroadcast(grad of shape {grad_shape}, {shape})",
+        inputs={"grad": shown(grad)},
+        hint="sum over the leading axes the input did not have, then (keepdims) over its axes of size 1",
+        where=located(tensor.unbroadcast),
     )
 
 
@@ -423,6 +467,7 @@ def test_linear_initial_weights_are_uniform_within_one_over_sqrt_nin():
                 f"a Tensor requiring grad, uniform in [-{bound}, {bound}]",
                 f"{p!r:.60}, largest |entry| {np.abs(values).max():.4f}",
                 "np.random.uniform(-1/sqrt(nin), 1/sqrt(nin), shape), with requires_grad=True",
+                located(layers.Linear.__init__),
             )
 
 
@@ -448,6 +493,7 @@ def test_linear_draws_from_numpys_global_random_state():
                 shown(again),
                 "draw with np.random.uniform (NumPy's global random state), not a generator of your own "
                 "such as np.random.default_rng()",
+                located(layers.Linear.__init__),
             )
 
 
@@ -463,6 +509,7 @@ def test_linear_shapes_order_and_forward():
             "[weight (3, 2), bias (2,)], the Tensors themselves",
             shapes,
             "weight is (nin, nout) so that x @ weight works on a batch of rows; the bias is (nout,)",
+            located(layers.Linear.__init__),
         )
     w, b = set_weights(layer, seed=1)
     x = np.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]])
@@ -472,6 +519,7 @@ def test_linear_shapes_order_and_forward():
         what="Linear(3, 2) on a batch of 2 rows",
         inputs={"x": shown(x), "weight": shown(w), "bias": shown(b)},
         hint="x @ weight + bias",
+        where=located(layers.Linear.forward),
     )
 
 
@@ -486,6 +534,7 @@ def test_sequential_order_and_forward():
             [(4, 3), (3,), (3, 2), (2,)],
             shapes,
             "module by module, each Linear's weight then its bias; ReLU has none",
+            located(layers.Sequential.parameters),
         )
     w1, b1, w2, b2 = set_weights(model, seed=2)
     x = np.random.default_rng(3).normal(size=(5, 4))
@@ -496,6 +545,7 @@ def test_sequential_order_and_forward():
         what="Sequential forward on a batch of 5",
         inputs={"x": "5 rows of 4"},
         hint="feed each module's output to the next",
+        where=located(layers.Sequential.forward),
     )
 
 
@@ -527,6 +577,7 @@ def test_cross_entropy_value_and_gradient(scale):
                 float(want_loss),
                 f"{type(exc).__name__}: {exc}",
                 "e**1000 overflows: subtract each row's max before exp (log-sum-exp)",
+                located(layers.cross_entropy),
             )
     hint = "mean over the rows of log(sum_j e**z_j) - z_label, with the row's max subtracted first"
     expect_array(
@@ -535,6 +586,7 @@ def test_cross_entropy_value_and_gradient(scale):
         what="cross_entropy value",
         inputs=inputs,
         hint=hint,
+        where=located(layers.cross_entropy),
     )
     expect_array(
         z.grad,
@@ -542,6 +594,7 @@ def test_cross_entropy_value_and_gradient(scale):
         what="cross_entropy: gradient of the logits",
         inputs=inputs,
         hint="it should be (softmax(logits) - one_hot(labels)) / N",
+        where=located(layers.cross_entropy),
     )
 
 
@@ -557,9 +610,11 @@ def test_mse_loss_value_and_gradient():
         what="mse_loss",
         inputs=inputs,
         hint="the mean of (pred - target)**2",
+        where=located(layers.mse_loss),
     )
+    hint, where = "2 (pred - target) / N", located(layers.mse_loss)
     expect_array(
-        p.grad, 2 * (pred - target) / 3, what="mse_loss: gradient of pred", inputs=inputs, hint="2 (pred - target) / N"
+        p.grad, 2 * (pred - target) / 3, what="mse_loss: gradient of pred", inputs=inputs, hint=hint, where=where
     )
 
 
@@ -586,6 +641,7 @@ def test_sgd_with_momentum_and_weight_decay_follows_pytorchs_rule():
             inputs={"start": start.tolist(), "grads": [g.tolist() for g in grads[:step]]},
             hint="g = grad + weight_decay * data; buf = g on the first step, then momentum * buf + g; "
             "data -= lr * buf (one buffer per parameter, kept between steps)",
+            where=located(layers.SGD.step),
         )
     if skipped.data[0] != 7.0:
         fail(
@@ -594,6 +650,7 @@ def test_sgd_with_momentum_and_weight_decay_follows_pytorchs_rule():
             [7.0],
             shown(skipped.data),
             "skip parameters with no gradient (weight decay must not move them either)",
+            located(layers.SGD.step),
         )
 
 
@@ -601,9 +658,11 @@ def test_batches_follow_the_seeded_permutation():
     xs, ys = np.arange(20.0).reshape(10, 2), np.arange(10)
     order = np.random.default_rng(3).permutation(10)
     got = list(layers.batches(xs, ys, 4, seed=3))
-    sizes = [len(yb) for _, yb in got]
+    sizes, where = [len(yb) for _, yb in got], located(layers.batches)
     if sizes != [4, 4, 2]:
-        fail("batches(10 samples, batch_size=4)", {}, "batches of 4, 4 and 2", sizes, "keep the last, short batch")
+        fail(
+            "batches(10 samples, batch_size=4)", {}, "batches of 4, 4 and 2", sizes, "keep the last, short batch", where
+        )
     for i, (xb, yb) in enumerate(got):
         chunk = order[4 * i : 4 * i + 4]
         expect_array(
@@ -612,6 +671,7 @@ def test_batches_follow_the_seeded_permutation():
             what=f"batches(..., 4, seed=3): the labels of batch {i}",
             inputs={},
             hint="take the samples in the order of np.random.default_rng(seed).permutation(len(xs))",
+            where=where,
         )
         expect_array(
             xb,
@@ -619,6 +679,7 @@ def test_batches_follow_the_seeded_permutation():
             what=f"batches(..., 4, seed=3): the inputs of batch {i}",
             inputs={},
             hint="xs and ys are shuffled with the same permutation",
+            where=where,
         )
 
 
@@ -637,7 +698,7 @@ def test_fit_returns_each_epochs_mean_loss():
 
     history = layers.fit(model, xs, ys, loss_fn, layers.SGD(model.parameters(), lr=0.0), epochs=2, batch_size=4, seed=7)
     if not isinstance(history, list) or len(history) != 2 or not all(type(h) is float for h in history):
-        fail("fit(..., epochs=2)", {}, "a list of 2 floats", history, "append one float per epoch")
+        fail("fit(..., epochs=2)", {}, "a list of 2 floats", history, "append one float per epoch", located(layers.fit))
     for epoch in range(2):
         order = np.random.default_rng(7 + epoch).permutation(10)
         expect_array(
@@ -646,6 +707,7 @@ def test_fit_returns_each_epochs_mean_loss():
             what=f"fit(..., epochs=2, batch_size=4, seed=7): the targets of epoch {epoch}, batch after batch",
             inputs={"ys": shown(ys[:, 0])},
             hint="epoch e takes its batches from batches(xs, ys, batch_size, seed + e)",
+            where=located(layers.fit),
         )
     for epoch, got in enumerate(history):
         expect_array(
@@ -654,6 +716,7 @@ def test_fit_returns_each_epochs_mean_loss():
             what=f"fit with lr=0: epoch {epoch}'s loss",
             inputs={"batches": "4, 4, 2"},
             hint="weight each batch's loss by its size: the epoch's loss is the mean over the samples",
+            where=located(layers.fit),
         )
 
 

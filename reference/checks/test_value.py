@@ -7,10 +7,11 @@ with an upstream gradient of 2.5, not 1, so a missing `* out.grad` shows.
 import math
 import random
 
+import evidence
 import pytest
 
-from feedback import expect_close, expect_raises, fail
-from student import module
+from feedback import close, expect_close, expect_raises, fail
+from student import located, module
 from trusted import central_difference, local_backward
 
 engine = module("engine")
@@ -20,7 +21,8 @@ pytestmark = pytest.mark.value
 UPSTREAM = 2.5
 A, B = 2.0, -3.0  # as in lesson 2's example: a = 2, b = -3
 
-# name -> (build from Values a and b, the same on floats, d/da, d/db, hint)
+# name -> (build from Values a and b, the same on floats, d/da, d/db, hint). `*` before `-`: the
+# lesson builds `a - b` from `+` and `*`, so a mistake in `*` is first seen at `a * b`, where it is.
 BINARY = {
     "a + b": (
         lambda a, b: a + b,
@@ -29,19 +31,19 @@ BINARY = {
         lambda a, b: 1.0,
         "both local derivatives of + are 1: self.grad += out.grad",
     ),
-    "a - b": (
-        lambda a, b: a - b,
-        lambda a, b: a - b,
-        lambda a, b: 1.0,
-        lambda a, b: -1.0,
-        "a - b is a + (-b): the gradient reaches b with a minus sign",
-    ),
     "a * b": (
         lambda a, b: a * b,
         lambda a, b: a * b,
         lambda a, b: b,
         lambda a, b: a,
         "d(a*b)/da is b: self.grad += other.data * out.grad",
+    ),
+    "a - b": (
+        lambda a, b: a - b,
+        lambda a, b: a - b,
+        lambda a, b: 1.0,
+        lambda a, b: -1.0,
+        "a - b is a + (-b): the gradient reaches b with a minus sign",
     ),
     "a / b": (
         lambda a, b: a / b,
@@ -93,6 +95,46 @@ REVERSED = {
     "5 * b": (lambda b: 5 * b, 5 * B, 5.0, "__rmul__ is called for number * Value"),
     "5 / b": (lambda b: 5 / b, 5 / B, -5 / B**2, "__rtruediv__ computes other / self, not self / other"),
 }
+# the method each check calls, as a failure names it
+METHODS = {
+    "a + b": "__add__",
+    "a * b": "__mul__",
+    "a - b": "__sub__",
+    "a / b": "__truediv__",
+    "a ** 3": "__pow__",
+    "a ** -0.5": "__pow__",
+    "-a": "__neg__",
+    "a.exp()": "exp",
+    "a.log()": "log",
+    "a.tanh()": "tanh",
+    "a.relu()": "relu",
+    "a.sigmoid()": "sigmoid",
+    "5 + b": "__radd__",
+    "5 - b": "__rsub__",
+    "5 * b": "__rmul__",
+    "5 / b": "__rtruediv__",
+    "a * a": "__mul__",
+    "Value + str": "__add__",
+    "Value ** Value": "__pow__",
+    "log of 0": "log",
+    "log of -1": "log",
+    "(-8) ** 0.5": "__pow__",
+    "1 / 0": "__truediv__",
+    "0 ** -1": "__pow__",
+}
+
+
+def method(name: str) -> str:
+    """Where the student's method for the check `name` is: "`Value.__mul__` (minigrad/engine.py:72)"."""
+    return located(getattr(engine.Value, METHODS[name], None))
+
+
+def expect_gradient(got, want, out, name, *, what, inputs, hint, rtol=1e-6, atol=1e-9) -> None:
+    """expect_close for a gradient the operator's `_backward`s left: a wrong one names the
+    student's `_backward` that ran (or says none was attached), as a crash names its line."""
+    if not close(got, want, rtol, atol):
+        where, seen = evidence.local(out, getattr(engine.Value, METHODS[name], None))
+        fail(what, inputs, want, got, seen or hint, where)
 
 
 @pytest.mark.parametrize("right", ["Value", "plain number"])
@@ -102,17 +144,19 @@ def test_binary_forward(name, right):
     b = engine.Value(B) if right == "Value" else B
     hint = "the new Value's data is the plain result; wrap a plain number in a Value first"
     what = f"{name}: forward value with b a {right}"
-    expect_close(build(engine.Value(A), b).data, on_floats(A, B), what=what, inputs={"a": A, "b": B}, hint=hint)
+    got = build(engine.Value(A), b).data
+    expect_close(got, on_floats(A, B), what=what, inputs={"a": A, "b": B}, hint=hint, where=method(name))
 
 
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_local_backward_scales_by_upstream_grad(name):
     build, _, da, db, hint = BINARY[name]
     a, b = engine.Value(A), engine.Value(B)
-    local_backward(build(a, b), UPSTREAM)
+    out = build(a, b)
+    local_backward(out, UPSTREAM)
     inputs = {"a": A, "b": B, "out.grad": UPSTREAM}
-    expect_close(a.grad, UPSTREAM * da(A, B), what=f"{name}: gradient of a", inputs=inputs, hint=hint)
-    expect_close(b.grad, UPSTREAM * db(A, B), what=f"{name}: gradient of b", inputs=inputs, hint=hint)
+    expect_gradient(a.grad, UPSTREAM * da(A, B), out, name, what=f"{name}: gradient of a", inputs=inputs, hint=hint)
+    expect_gradient(b.grad, UPSTREAM * db(A, B), out, name, what=f"{name}: gradient of b", inputs=inputs, hint=hint)
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -124,6 +168,7 @@ def test_unary_forward(name):
         what=f"{name}: forward value",
         inputs={"a": x},
         hint="compute the value with the math module",
+        where=method(name),
     )
 
 
@@ -131,10 +176,13 @@ def test_unary_forward(name):
 def test_unary_local_backward_scales_by_upstream_grad(name):
     build, _, derivative, x, hint = UNARY[name]
     a = engine.Value(x)
-    local_backward(build(a), UPSTREAM)
-    expect_close(
+    out = build(a)
+    local_backward(out, UPSTREAM)
+    expect_gradient(
         a.grad,
         UPSTREAM * derivative(x),
+        out,
+        name,
         what=f"{name}: gradient of a",
         inputs={"a": x, "out.grad": UPSTREAM},
         hint=f"{hint}; do not forget the factor out.grad",
@@ -153,12 +201,15 @@ def test_local_derivative_matches_central_differences(name):
             build, on_floats = BINARY[name][:2]
             xs = [rng.uniform(-2.0, 2.0), rng.choice([-1, 1]) * rng.uniform(0.5, 2.0)]
         values = [engine.Value(x) for x in xs]
-        local_backward(build(*values), UPSTREAM)
+        out = build(*values)
+        local_backward(out, UPSTREAM)
         slopes = central_difference(on_floats, xs)
         for label, v, slope in zip("ab", values, slopes):
-            expect_close(
+            expect_gradient(
                 v.grad,
                 UPSTREAM * slope,
+                out,
+                name,
                 rtol=1e-4,
                 atol=1e-6,
                 what=f"{name}: gradient of {label} against central differences",
@@ -172,11 +223,10 @@ def test_number_on_the_left(name):
     build, want, dgrad, hint = REVERSED[name]
     b = engine.Value(B)
     out = build(b)
-    expect_close(out.data, want, what=f"{name}: forward value", inputs={"b": B}, hint=hint)
+    expect_close(out.data, want, what=f"{name}: forward value", inputs={"b": B}, hint=hint, where=method(name))
     local_backward(out, UPSTREAM)
-    expect_close(
-        b.grad, UPSTREAM * dgrad, what=f"{name}: gradient of b", inputs={"b": B, "out.grad": UPSTREAM}, hint=hint
-    )
+    inputs = {"b": B, "out.grad": UPSTREAM}
+    expect_gradient(b.grad, UPSTREAM * dgrad, out, name, what=f"{name}: gradient of b", inputs=inputs, hint=hint)
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -184,19 +234,24 @@ def test_backward_adds_to_existing_grad_instead_of_overwriting(name):
     build, _, da, db, _ = BINARY[name]
     a, b = engine.Value(A), engine.Value(B)
     a.grad, b.grad = 1.0, 1.0
-    local_backward(build(a, b), UPSTREAM)
+    out = build(a, b)
+    local_backward(out, UPSTREAM)
     inputs = {"a": A, "b": B, "out.grad": UPSTREAM}
     hint = "use += in _backward: a node can get gradient from several places"
-    expect_close(
+    expect_gradient(
         a.grad,
         1.0 + UPSTREAM * da(A, B),
+        out,
+        name,
         what=f"{name}: gradient of a when a.grad was already 1.0",
         inputs=inputs,
         hint=hint,
     )
-    expect_close(
+    expect_gradient(
         b.grad,
         1.0 + UPSTREAM * db(A, B),
+        out,
+        name,
         what=f"{name}: gradient of b when b.grad was already 1.0",
         inputs=inputs,
         hint=hint,
@@ -205,36 +260,26 @@ def test_backward_adds_to_existing_grad_instead_of_overwriting(name):
 
 def test_same_value_on_both_sides():
     a = engine.Value(3.0)
-    local_backward(a * a, UPSTREAM)
-    expect_close(
+    out = a * a
+    local_backward(out, UPSTREAM)
+    expect_gradient(
         a.grad,
         UPSTREAM * 2 * 3.0,
+        out,
+        "a * a",
         what="a * a: gradient of a",
         inputs={"a": 3.0, "out.grad": UPSTREAM},
         hint="both sides are the same node: the second += must add to the first, not replace it",
     )
 
 
-def _reaches(out, leaf) -> bool:
-    """Whether `leaf` is in the graph under `out`, through `_prev` (built from others, as
-    `a - b` is `a + (-b)`, an operator's output need not hold its inputs directly)."""
-    seen, stack = set(), [out]
-    while stack:
-        node = stack.pop()
-        if node is leaf:
-            return True
-        if id(node) not in seen:
-            seen.add(id(node))
-            stack.extend(getattr(node, "_prev", ()))
-    return False
-
-
 @pytest.mark.parametrize("name", sorted(BINARY) + sorted(UNARY))
 def test_result_remembers_its_inputs(name):
     values = [engine.Value(A), engine.Value(B)] if name in BINARY else [engine.Value(UNARY[name][3])]
     out = (BINARY[name][0] if name in BINARY else UNARY[name][0])(*values)
+    graph = evidence.nodes(out)  # built from others (`a - b` is `a + (-b)`), out need not hold its inputs directly
     for label, leaf in zip("ab", values):
-        if not _reaches(out, leaf):
+        if not any(node is leaf for node in graph):
             fail(
                 f"{name}: is {label} among the inputs the result remembers?",
                 dict(zip("ab", (v.data for v in values))),
@@ -242,6 +287,7 @@ def test_result_remembers_its_inputs(name):
                 f"out._prev = {getattr(out, '_prev', 'missing')!r}",
                 "pass the inputs as _children when you make the output Value, e.g. Value(x, (self, other), '+'); "
                 "without them backward() never reaches them",
+                method(name),
             )
 
 
@@ -257,6 +303,7 @@ def test_sigmoid_of_a_large_input_does_not_overflow(x):
             0.0 if x < 0 else 1.0,
             f"OverflowError: {exc}",
             "math.exp(-x) overflows for x far below 0: there, compute e**x / (1 + e**x) instead",
+            method("a.sigmoid()"),
         )
     expect_close(
         out.data,
@@ -264,11 +311,14 @@ def test_sigmoid_of_a_large_input_does_not_overflow(x):
         what=f"sigmoid({x:g})",
         inputs={"a": x},
         hint="sigmoid saturates: about 0 far below 0, about 1 far above",
+        where=method("a.sigmoid()"),
     )
     local_backward(out, UPSTREAM)
-    expect_close(
+    expect_gradient(
         a.grad,
         0.0,
+        out,
+        "a.sigmoid()",
         what=f"sigmoid({x:g}): gradient of a",
         inputs={"a": x, "out.grad": UPSTREAM},
         hint="s * (1 - s) is about 0 where sigmoid saturates",
@@ -277,10 +327,13 @@ def test_sigmoid_of_a_large_input_does_not_overflow(x):
 
 def test_relu_derivative_at_zero_is_zero():
     a = engine.Value(0.0)
-    local_backward(a.relu(), UPSTREAM)
-    expect_close(
+    out = a.relu()
+    local_backward(out, UPSTREAM)
+    expect_gradient(
         a.grad,
         0.0,
+        out,
+        "a.relu()",
         what="relu at 0: gradient of a",
         inputs={"a": 0.0, "out.grad": UPSTREAM},
         hint="use x > 0, not x >= 0: the derivative of relu at 0 is taken as 0",
@@ -309,4 +362,4 @@ BAD_INPUTS = {
 @pytest.mark.parametrize("name", BAD_INPUTS)
 def test_bad_input_raises_a_clear_error(name):
     error, action, hint = BAD_INPUTS[name]
-    expect_raises(error, action, what=f"{name} must raise {error.__name__}", inputs={}, hint=hint)
+    expect_raises(error, action, what=f"{name} must raise {error.__name__}", inputs={}, hint=hint, where=method(name))
