@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from graders.class_grading.gradebook import Writer, with_scripts_on_path
+from graders.class_grading.loaded_class import load
 from graders.class_grading.standing import Roll
 
 
@@ -21,7 +22,7 @@ def store(
     writer = Writer(url, roster)
     for student, results in sorted(results_by_student.items()):
         writer.enter(student, results)
-    return writer.close(roll)
+    return writer.close(load(roll) if roll else None)
 
 
 def nbgrader_export(url: str, folder: Path) -> dict[str, dict[str, str]]:

@@ -8,7 +8,9 @@ import csv
 from pathlib import Path
 
 from graders.class_grading import report, tables
+from graders.class_grading.loaded_class import load
 from graders.class_grading.records import StoredGrade
+from graders.class_grading.standing import Roll
 from graders.reporting.escape import markdown
 
 FLAG = "notes: code found but not graded (graded 0): no minigrad/ folder with .py files and no engine.py"
@@ -36,6 +38,7 @@ CLASS = {
     "cat": StoredGrade("cat", grade(0.0, 2.0, 1.0), {}),
     "notes": StoredGrade("notes", grade(0.0, 0.0, 0.0, "no minigrad/ folder found in the submission"), {}),
 }
+LOADED = load(Roll(sorted(CLASS), CLASS, [], {}, {}, [], {}))
 FACTS = {
     "layout": "folders",
     "seed": 0,
@@ -51,8 +54,8 @@ FACTS = {
 
 
 def test_the_summary_lists_code_not_graded_first_and_its_totals_keep_the_bonus_apart(tmp_path: Path) -> None:
-    items = tables.item_analysis(tmp_path, CLASS)
-    lines = report.summary(tmp_path, FACTS, CLASS, items).splitlines()
+    items = tables.item_analysis(tmp_path, LOADED)
+    lines = report.summary(tmp_path, FACTS, LOADED, items).splitlines()
     flag = f"- {markdown(FLAG)}"  # escaped as every warning is: it quotes file names from the upload
     assert lines[:5] == ["# minigrad: class summary", "", "## Code found but not graded", "", flag]
     assert sum(FLAG in line for line in lines) == 1  # not said again among the warnings
@@ -67,7 +70,7 @@ def test_the_summary_lists_code_not_graded_first_and_its_totals_keep_the_bonus_a
 
 
 def test_item_analysis_leaves_out_the_upload_without_a_package_and_marks_the_bonus(tmp_path: Path) -> None:
-    tables.item_analysis(tmp_path, CLASS)
+    tables.item_analysis(tmp_path, LOADED)
     rows = list(csv.DictReader((tmp_path / "item_analysis.csv").open(newline="")))
     assert [(r["test"], r["bonus"], r["pass_rate"], r["students"]) for r in rows] == [
         ("v", "", "0.667", "3"),

@@ -148,3 +148,30 @@ def test_a_student_graded_on_fewer_tests_is_reported(
     assert store(url, {"ben": ben}, None) == [
         f"the gradebook also has {lacking} tests these results lack (an earlier suite?): {stale[:3]}"
     ]
+
+
+def test_a_store_again_rewrites_only_the_grades_that_changed(
+    class_results: dict[str, dict], empty_gradebook: Path, tmp_path: Path
+) -> None:
+    """What `--resume` does: the same grades stored again leave nbgrader's records as they were
+    (its submission ids, made new by every rewrite, stay), and a grade that changed is rewritten
+    and read back by `nbgrader export`."""
+    url = gradebook_url(empty_gradebook, tmp_path)
+    assert store(url, class_results, None) == []
+    before, exported = submission_ids(url), nbgrader_export(url, tmp_path)
+    assert store(url, class_results, None) == []
+    assert submission_ids(url) == before and nbgrader_export(url, tmp_path) == exported
+    regraded = json.loads(json.dumps(class_results["ben"]))
+    failed = next(test for test in regraded["tests"] if test["status"] == "failed" and test["max_score"] > 0)
+    failed.update(status="passed", score=failed["max_score"])
+    regraded["score"] += failed["max_score"]
+    assert store(url, {**class_results, "ben": regraded}, None) == []
+    after = submission_ids(url)
+    assert after["ada"] == before["ada"] and after["cy"] == before["cy"] and after["ben"] != before["ben"]
+    rows = nbgrader_export(url, tmp_path)
+    assert float(rows["ben"]["raw_score"]) == regraded["score"] == class_results["ben"]["score"] + failed["max_score"]
+
+
+def submission_ids(url: str) -> dict[str, str]:
+    with Gradebook(url) as gradebook:
+        return {s.student_id: s.id for s in gradebook.find_assignment(ASSIGNMENT).submissions}

@@ -79,17 +79,17 @@ def test_the_histogram_bins_reach_the_highest_score_with_bonus_so_no_student_is_
 
 
 def test_item_analysis_leaves_out_an_upload_that_did_not_load():
-    def results(output: str, *passed: tuple[str, bool]) -> dict:
+    def has_code(output: str, *passed: tuple[str, bool]) -> bool:
         tests = [
             {"name": part, "tags": [part], "score": float(ok), "max_score": 1.0, "status": "passed" if ok else "failed"}
             for part, ok in passed
         ]
-        return {"score": 0.0, "max_score": 1.0, "output": output, "tests": tests}
+        return tables.has_code(StoredGrade("s", {"score": 0.0, "max_score": 1.0, "output": output, "tests": tests}, {}))
 
-    assert not tables.loaded(results("no minigrad/ folder found in the submission", ("checkpoint", True)))
-    assert not tables.loaded(results("", ("checkpoint", True), ("value", False), ("mlp", False)))
-    assert tables.loaded(results("", ("checkpoint", False), ("value", False), ("mlp", True)))
-    assert tables.loaded(results("", ("checkpoint", False)))  # the quiz alone was graded
+    assert not has_code("no minigrad/ folder found in the submission", ("checkpoint", True))
+    assert not has_code("", ("checkpoint", True), ("value", False), ("mlp", False))
+    assert has_code("", ("checkpoint", False), ("value", False), ("mlp", True))
+    assert has_code("", ("checkpoint", False))  # the quiz alone was graded
 
 
 def _failed(name: str, cause: Cause | None, points: float = 1.0) -> Verdict:
@@ -124,8 +124,8 @@ def test_failures_are_grouped_root_cause_first_by_the_documented_rule():
         ("`Value.__mul__`'s backward (engine.py:80)", ["value: a * b [mul]", "backward: graph [g]", "mlp: MLP [m]"]),
         ("`Value.__sub__`'s backward", ["value: a - b [sub]"]),
         ("`Value.__rsub__` is missing", ["value: 2 - b [rsub]"]),
-        ("tensor: sum [t]", ["tensor: sum [t]"]),
         ("`hinge_loss` (nn.py:123)", ["mlp: loss [l]"]),
+        ("tensor: sum [t]", ["tensor: sum [t]"]),
     ]
     assert groups[0].note == ["nn.py, line 147: SyntaxError: expected ':'", f"hint: {root_cause.UNLOADABLE_HINT}"]
     text = root_cause.lines(groups[1:], [r.graded() for r in records])

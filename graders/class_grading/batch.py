@@ -4,7 +4,9 @@ pipeline (cli.py only parses).
 Every student is graded by `minigrad-grade` in a process of its own, with flags written by
 `grade.Options.argv` from these options; each grade's files are written as it arrives (so a
 crash or Ctrl-C loses nothing finished), then the class's tables, feedback bundle, summary
-and histogram.
+and histogram. Each student's earlier grade is read from `--out` once, at the start, and each
+new one kept as it is written: the class is loaded once (loaded_class.py), and every report
+is written from it.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ from graders.grading import grade
 from graders.reporting.escape import say
 from graders.uploads import intake, layouts, packing, roster
 
-from . import dispatch, feedback, gradebook, jobs, lateness, records, report, tables
+from . import dispatch, feedback, gradebook, jobs, lateness, loaded_class, records, report, tables
 from .columns import key_columns
 from .exports import write_exports
+from .loaded_class import LoadedClass
 from .records import StoredGrade
+from .standing import Roll
 
 GRADEBOOK = "gradebook.db"
 CACHE = ".reference-cache"  # inside --out; a student id never starts with a dot
@@ -78,28 +82,27 @@ def grade_class(
     for s in submissions:
         if s.graded_as and not s.refused:
             members.setdefault(s.graded_as, []).append(s.student)
-    before, tasks, kept = {}, [], 0
+    tasks, kept = [], 0
     keys = {s.student: dict(s.keys) for s in submissions}
+    # each student's grade as it lies under --out: read once here, then kept up to date as
+    # grades are forgotten and written, so no report reads a student's files again
+    stored = {s.student: records.load(out, s.student) for s in submissions}
+    before = {s: r for s, r in stored.items() if r is not None and _same_student(r, keys[s])}
     for submission in submissions:
-        previous = records.load(out, submission.student)
-        if previous is not None and _same_student(previous, keys[submission.student]):
-            before[submission.student] = previous.results
         if submission.refused or submission.graded_as or submission.folder is None:
             continue
         group = [submission.student, *members.get(submission.student, [])]
-        if options.resume and all(_unchanged(records.load(out, s), wanted, submission.folder, keys[s]) for s in group):
+        if options.resume and all(_unchanged(stored[s], wanted, submission.folder, keys[s]) for s in group):
             kept += 1
             for student in group:
                 if grades:
-                    grades.enter(student, records.load(out, student).results)
+                    grades.enter(student, stored[student].results)
             continue
+        seconds = _last_seconds(out, submission.student, stored[submission.student])
         for student in group:
             records.forget(out / student)  # complete again only once this grading is
-        tasks.append(
-            dispatch.Task(
-                submission.student, submission.folder, _last_seconds(out, submission.student), submission.source
-            )
-        )
+            stored[student] = None
+        tasks.append(dispatch.Task(submission.student, submission.folder, seconds, submission.source))
     tasks.sort(key=lambda task: -task.seconds)  # the longest first, so none starts last (when known)
     cache = None if options.scheduler else str(out / CACHE)  # a cluster's workers keep their own
     flagged: dict[str, str] = {}
@@ -112,7 +115,15 @@ def grade_class(
     else:
         pool, slots = jobs.executor(options.jobs), options.jobs
     done = partial(
-        finish, out=out, wanted=wanted, grades=grades, members=members, seen=seen, flagged=flagged, keys=keys
+        finish,
+        out=out,
+        wanted=wanted,
+        grades=grades,
+        members=members,
+        seen=seen,
+        flagged=flagged,
+        keys=keys,
+        stored=stored,
     )
     failed, interrupted = dispatch.run(tasks, pool, 2 * slots, make_job, done)
     for primary, others in members.items():
@@ -120,9 +131,7 @@ def grade_class(
     students = [s.student for s in submissions]
     problems = {**refused, **failed}
     graded = {
-        s: r
-        for s in students
-        if (r := records.load(out, s)) is not None and s not in problems and _same_student(r, keys[s])
+        s: r for s in students if (r := stored[s]) is not None and s not in problems and _same_student(r, keys[s])
     }
     flagged = {s: str(r.grading["flag"]) for s, r in graded.items() if r.grading.get("flag")}  # kept ones too
     missing = list(absent)
@@ -135,10 +144,10 @@ def grade_class(
         options.file_times,
         {**on_roster, **absent},
     )
-    roll = tables.Roll(students, graded, missing, problems, flagged, columns, keys)
+    loaded = loaded_class.load(Roll(students, graded, missing, problems, flagged, columns, keys))
     kept_before = {s: before[s] for s in before if s in graded}
-    write_tables(out, options.parts.split(","), roll, kept_before, options.canvas_assignment)
-    said = [f"{student}: {why}" for student, why in sorted(roll.errors.items())]
+    write_tables(out, options.parts.split(","), loaded, kept_before, options.canvas_assignment)
+    said = [f"{student}: {why}" for student, why in sorted(loaded.roll.errors.items())]
     facts = {
         "layout": layout,
         "seed": seed,
@@ -151,12 +160,12 @@ def grade_class(
         "warnings": warnings + copies(seen) + said + _guessed_times(options, submissions),
         "not_on_roster": [s for s in students if entries and s not in on_roster],
     }
-    for message in close_gradebook(grades, roll):
+    for message in close_gradebook(grades, loaded):
         say(f"gradebook: {message}", sys.stderr)
-    items = tables.item_analysis(out, graded)
-    say(report.summary(out, facts, graded, items, roll))
+    items = tables.item_analysis(out, loaded)
+    say(report.summary(out, facts, loaded, items))
     if graded:
-        report.histogram(out, graded)
+        report.histogram(out, loaded)
     print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
     if interrupted:
         return 130
@@ -233,8 +242,10 @@ def _unchanged(previous: StoredGrade | None, wanted: dict, upload: Path, keys: d
     return all(previous.grading.get(key) == value for key, value in current.items())
 
 
-def _last_seconds(out: Path, student: str) -> float:
-    results = records.read_object(out / student, records.RESULTS) or {}
+def _last_seconds(out: Path, student: str, stored: StoredGrade | None) -> float:
+    """How long the student's last grading took (0 when unknown), from their stored grade, or
+    from a results.json an interrupted run left without grading.json."""
+    results = stored.results if stored else records.read_object(out / student, records.RESULTS) or {}
     seconds = results.get("execution_time", 0.0)
     known = isinstance(seconds, float) or (
         isinstance(seconds, int) and abs(seconds) < 2**53
@@ -290,14 +301,14 @@ def open_gradebook(url: str, expected: list[str]) -> gradebook.Writer | None:
     return gradebook.Writer(url, expected or None)
 
 
-def close_gradebook(grades: gradebook.Writer | None, roll: tables.Roll) -> list[str]:
+def close_gradebook(grades: gradebook.Writer | None, loaded: LoadedClass) -> list[str]:
     """What the gradebook has to say once every grade is in; a database that failed (an
     unreachable server, an `alembic` stamp cut short by Ctrl-C) is said, and the grade files,
     tables and report are written all the same."""
     if grades is None:
         return []
     try:
-        return grades.close(roll)
+        return grades.close(loaded)
     except Exception as error:  # noqa: BLE001 - any database failure: the files under --out stand
         return [f"not written: {type(error).__name__}: {error}; every grade file is; store them again with --resume"]
 
@@ -312,11 +323,13 @@ def finish(
     seen: dict[str, packing.Packed],
     flagged: dict[str, str],
     keys: dict[str, dict[str, str]],
+    stored: dict[str, StoredGrade | None],
 ) -> str | None:
     """A grade's files under `out`: results.json and report.json, then its feedback, then
     grading.json (with where the package was found, or why not), which marks it complete;
-    then the grade goes to the gradebook. A group's other submitters get the same grade,
-    each in a folder and a gradebook row of their own."""
+    then the grade goes to the gradebook, and into `stored` as it now lies under `out`. A
+    group's other submitters get the same grade, each in a folder and a gradebook row of
+    their own."""
     packed = seen.get(job.student)
     found_in = "" if packed is None or not packed.found else packed.location or "."
     try:
@@ -334,7 +347,7 @@ def finish(
             say(f"{student}: {note}; the grade is kept", sys.stderr)
         graded_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         flag = flagged.get(job.student, "")
-        records.write_grading(
+        grading = records.write_grading(
             folder,
             {
                 **wanted,
@@ -345,23 +358,24 @@ def finish(
                 "keys": keys.get(student, {}),
             },
         )
+        stored[student] = StoredGrade(student, results, grading)
         if grades:
             grades.enter(student, results)
     return None
 
 
 def write_tables(
-    out: Path, parts: list[str], roll: tables.Roll, before: dict[str, dict], canvas_assignment: str
+    out: Path, parts: list[str], loaded: LoadedClass, before: dict[str, StoredGrade], canvas_assignment: str
 ) -> None:
     """The class's CSV files and the students' feedback bundle; changes.csv only on a regrade
-    (`before`: the earlier results of students graded again)."""
-    tables.grades(out, [p for p in PARTS if p in parts], roll)
-    tables.errors(out, roll.errors)
+    (`before`: the earlier grades of students graded again)."""
+    tables.grades(out, [p for p in PARTS if p in parts], loaded)
+    tables.errors(out, loaded.roll.errors)
     if before:
-        tables.changes(out, before, roll.graded)
-    for message in write_exports(out, roll, canvas_assignment):  # feedback with lateness, each LMS's import files
+        tables.changes(out, before, loaded)
+    for message in write_exports(out, loaded, canvas_assignment):  # feedback with lateness, each LMS's import files
         say(message, sys.stderr)
 
 
 def _levels(graded: dict[str, StoredGrade]) -> set[str]:
-    return {str(r.results.get("extra_data", {}).get("isolation", "?")) for r in graded.values()}
+    return {str(r.grade.extra.get("isolation", "?")) for r in graded.values()}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime
 from collections.abc import Mapping
 
-from graders.reporting.results import read
 from graders.uploads import layouts
 
 from . import lateness
@@ -63,5 +62,5 @@ def of(
     moment = submission.submitted_at or (submission.file_time if file_times else None)
     base = most = None
     if record is not None:
-        base, most = read(record.results).base, float(record.results["max_score"])
+        base, most = record.grade.base, float(record.grade.max_score)
     return lateness.assess(moment, submission.late, own, policy, base, most)

@@ -8,8 +8,11 @@ test's points. A bonus test (`max_score` 0 and the tag `bonus`) is a 0-point cel
 points go into the grade's extra credit, which nbgrader adds to the score but not to the
 maximum, exactly as results.json counts it. So nbgrader's total per student is the kit's.
 
-A student's grades are replaced as a whole on every store (nbgrader's submission record is
-removed and made again from the results), so a regrade never leaves a stale test behind.
+A student's grades are replaced as a whole when they change (nbgrader's submission record is
+removed and made again from the results), so a regrade never leaves a stale test behind; what
+the gradebook already holds is read once when it is opened (gradebook_held.py), and a student,
+a cell, a grade or a late field that would be written as it is stays untouched, so a
+`--resume` that changes nothing writes nothing.
 
 Once the class is done (`close` with its roll), nbgrader's own fields say the rest, as
 its `nbgrader export` reads them (nbgrader/plugins/export.py: `raw_score`, then
@@ -30,7 +33,7 @@ import os
 import sys
 import sysconfig
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,7 +52,10 @@ from graders.reporting.escape import csv_cell  # noqa: E402
 from graders.reporting.results import BONUS  # noqa: E402
 from graders.uploads.moments import when  # noqa: E402
 
-from .standing import Roll, Standing, standings  # noqa: E402
+from . import gradebook_held  # noqa: E402
+from .gradebook_held import GradeRow, Key, Late  # noqa: E402
+from .loaded_class import LoadedClass  # noqa: E402
+from .standing import Standing  # noqa: E402
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook, SubmittedAssignment
@@ -98,8 +104,9 @@ class Writer:
     default), written one student at a time as the class's grades arrive.
 
     Opening a new gradebook costs seconds (nbgrader imports Jupyter's stack and stamps the
-    database with an `alembic` run) and each student's records about 50 ms; done while the
-    gradings run, that work no longer waits for the last grade. Every call runs on one
+    database with an `alembic` run) and each student's records about 50 ms (0.2 s on a
+    gradebook that holds a class); done while the gradings run, that work no longer waits for
+    the last grade, and records already as they would be written are left alone. Every call runs on one
     thread of its own, because nbgrader's session belongs to the thread that opened it.
     The roster's students are added graded or not (`nbgrader export` gives 0 to a student
     with no submission). One student's unusable results are reported, never stop the rest."""
@@ -107,7 +114,7 @@ class Writer:
     def __init__(self, url: str, roster: list[str] | None) -> None:
         self.roster = roster
         self.layout: dict[str, Cell] = {}  # every test seen so far, by name: one grade cell each
-        self.stored: dict[str, tuple[dict[Cell, float], int]] = {}  # student -> cells, layout size then
+        self.stored: dict[str, dict[Cell, float]] = {}  # student -> their cells
         self.problems: dict[str, str] = {}
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradebook")
         self.pending = [self.thread.submit(self._open, url)]
@@ -116,12 +123,12 @@ class Writer:
         """Queue a student's grades; a later `enter` of the same student replaces them."""
         self.pending.append(self.thread.submit(self._enter, student, results))
 
-    def close(self, roll: Roll | None = None) -> list[str]:
-        """Wait for every queued student, put in what the `roll` says (lateness, names), then
+    def close(self, loaded: LoadedClass | None = None) -> list[str]:
+        """Wait for every queued student, put in what the class's standings say (lateness, names), then
         say what the instructor must know: students graded but not on the roster (kept, never
         dropped), results the gradebook could not take, results lacking tests that others
         have (those count 0), cells an earlier store made that these results lack."""
-        self.pending.append(self.thread.submit(self._finish, standings(roll) if roll else {}))
+        self.pending.append(self.thread.submit(self._finish, loaded.standings if loaded else {}))
         try:
             *_, messages = [future.result() for future in self.pending]
         finally:
@@ -135,8 +142,15 @@ class Writer:
         with _alembic_on_path():
             self.gradebook = Gradebook(url)
         self.gradebook.update_or_create_assignment(ASSIGNMENT)
+        self.held = gradebook_held.read(self.gradebook, ASSIGNMENT)
         for student in self.roster or []:
+            self._student(student)
+
+    def _student(self, student: str) -> None:
+        """The student in the gradebook, added when missing."""
+        if student not in self.held.students:
             self.gradebook.update_or_create_student(student)
+            self.held.students[student] = (None, None, None, None)
 
     def _enter(self, student: str, results: dict) -> None:
         try:
@@ -152,6 +166,8 @@ class Writer:
         except Exception as error:  # noqa: BLE001 - one student's records the database refused: the rest go on
             self.gradebook.db.rollback()
             self.stored.pop(student, None)
+            self.held.grades.pop(student, None)  # removed, perhaps not made again: unknown until read
+            self.held.late.pop(student, None)
             self.problems[student] = f"{student}: the gradebook refused these grades ({type(error).__name__}: {error})"
             return
         self.problems.pop(student, None)
@@ -160,24 +176,37 @@ class Writer:
         for cell in cells:
             if cell.name in self.layout:
                 continue
-            if all(known.part != cell.part for known in self.layout.values()):  # the part's first test
-                self.gradebook.update_or_create_notebook(cell.part, ASSIGNMENT)
             self.layout[cell.name] = cell
+            if self.held.cells.get((cell.part, cell.name)) == cell.max_score:
+                continue  # the gradebook has this cell, worth these points
+            if cell.part not in self.held.notebooks:
+                self.gradebook.update_or_create_notebook(cell.part, ASSIGNMENT)
+                self.held.notebooks.add(cell.part)
             self.gradebook.update_or_create_grade_cell(
                 cell.name, cell.part, ASSIGNMENT, max_score=cell.max_score, cell_type="code"
             )
-        self.gradebook.update_or_create_student(student)
+            self.held.cells[(cell.part, cell.name)] = cell.max_score
+        self._student(student)
+        self._record(student, cells)
+        self.stored[student] = cells
+
+    def _record(self, student: str, cells: dict[Cell, float]) -> None:
+        """The student's submission made again from `cells`, unless it already holds exactly
+        the grades that would give."""
+        wanted = _grade_rows(cells, self.held.cells)
+        if self.held.grades.get(student) == wanted:
+            return
         _record(self.gradebook, student, cells)
-        self.stored[student] = (cells, len(self.layout))
+        self.held.grades[student] = wanted
+        self.held.late[student] = (None, None, dict.fromkeys(self.held.notebooks))  # a new submission's
 
     def _finish(self, standings: dict[str, Standing]) -> list[str]:
         try:
             # A student stored before a later one brought new tests has no grade for them:
             # stored again, nbgrader gives every submission a grade in every cell.
-            for student, (cells, known) in self.stored.items():
-                if known < len(self.layout):
-                    _record(self.gradebook, student, cells)
-            messages = _earlier_cells(self.gradebook, {(cell.part, cell.name) for cell in self.layout.values()})
+            for student, cells in self.stored.items():
+                self._record(student, cells)
+            messages = self._earlier_cells()
             try:
                 self._describe(standings)
             except Exception as error:  # noqa: BLE001 - a name the database refused: the grades are stored
@@ -189,7 +218,7 @@ class Writer:
                     continue
                 if self.roster is not None and student not in self.roster:
                     messages.append(f"{student}: not on the roster; graded and added to the gradebook anyway")
-                if missing := len(self.layout) - len(self.stored[student][0]):
+                if missing := len(self.layout) - len(self.stored[student]):
                     messages.append(
                         f"{student}: {missing} tests other students have are not in these results; they count 0"
                     )
@@ -208,26 +237,60 @@ class Writer:
             if student not in self.stored and student not in (self.roster or []):
                 continue  # refused or failed, not on the roster: nbgrader never heard of them
             first, last = _names(standing)
-            email, lms = _cell(standing.key("email")), _cell(standing.key("canvas_user_id"))
-            self.gradebook.update_or_create_student(
-                student, first_name=first, last_name=last, email=email, lms_user_id=lms
-            )
+            names = (first, last, _cell(standing.key("email")), _cell(standing.key("canvas_user_id")))
+            if self.held.students.get(student) != names:
+                self.gradebook.update_or_create_student(
+                    student, first_name=first, last_name=last, email=names[2], lms_user_id=names[3]
+                )
+                self.held.students[student] = names
             if student in self.stored:
-                _late(self.gradebook.find_submission(ASSIGNMENT, student), standing, due)
+                late = _late(standing, due, self.held.grades[student], self.held.notebooks)
+                if self.held.late.get(student) != late:
+                    _write_late(self.gradebook.find_submission(ASSIGNMENT, student), late)
+                    self.held.late[student] = late
         self.gradebook.db.commit()
 
+    def _earlier_cells(self) -> list[str]:
+        """Cells an earlier store made for tests these results no longer have: nbgrader keeps
+        counting them in the maximum, so the instructor must hear of them."""
+        known = {(cell.part, cell.name) for cell in self.layout.values()}
+        stale = sorted(f"{part}/{name}" for part, name in self.held.cells if (part, name) not in known)
+        if not stale:
+            return []
+        return [f"the gradebook also has {len(stale)} tests these results lack (an earlier suite?): {stale[:3]}"]
 
-def _late(submission: SubmittedAssignment, standing: Standing, due: datetime.datetime | None) -> None:
+
+def _grade_rows(cells: dict[Cell, float], every: Iterable[Key]) -> dict[Key, GradeRow]:
+    """The grade rows `_record` leaves: one per cell of the assignment (`every`), a cell these
+    results lack as nbgrader makes it (no score, waiting for a manual grade)."""
+    given = {
+        (cell.part, cell.name): (0.0 if cell.bonus else score, score if cell.bonus else None, None, False)
+        for cell, score in cells.items()
+    }
+    return {key: given.get(key, (None, None, None, True)) for key in every}
+
+
+def _late(standing: Standing, due: datetime.datetime | None, grades: dict[Key, GradeRow], notebooks: set[str]) -> Late:
     """The submission's time, its extension beyond the class's due, and the penalty spread over
-    the notebooks' base points (auto scores; the bonus is extra credit, never taken)."""
-    submission.timestamp = _moment(standing.key("submitted_at"))
+    the notebooks' base points (auto scores, from its `grades`; the bonus is extra credit,
+    never taken)."""
     own = _moment(standing.key("due"))
-    submission.extension = own - due if own and due and own > due else None
-    left, order = standing.penalty, [*standing.parts, *sorted(nb.name for nb in submission.notebooks)]
-    for notebook in sorted(submission.notebooks, key=lambda notebook: order.index(notebook.name)):
-        taken = min(left, sum(grade.auto_score or 0.0 for grade in notebook.grades))
-        notebook.late_submission_penalty = round(taken, 6)
+    extension = own - due if own and due and own > due else None
+    points = dict.fromkeys(notebooks, 0.0)
+    for (notebook, _), (auto, *_) in grades.items():
+        points[notebook] += auto or 0.0
+    left, order, penalties = standing.penalty, [*standing.parts, *sorted(notebooks)], {}
+    for notebook in sorted(notebooks, key=order.index):
+        taken = min(left, points[notebook])
+        penalties[notebook] = round(taken, 6)
         left -= taken
+    return _moment(standing.key("submitted_at")), extension, penalties
+
+
+def _write_late(submission: SubmittedAssignment, late: Late) -> None:
+    submission.timestamp, submission.extension, penalties = late
+    for notebook in submission.notebooks:
+        notebook.late_submission_penalty = penalties[notebook.name]
 
 
 def _moment(text: str) -> datetime.datetime | None:
@@ -274,21 +337,6 @@ def _alembic_on_path() -> Iterator[None]:
         yield
     finally:
         os.environ["PATH"] = saved
-
-
-def _earlier_cells(gradebook: Gradebook, cells: set[tuple[str, str]]) -> list[str]:
-    """Cells an earlier store made for tests these results no longer have: nbgrader keeps
-    counting them in the maximum, so the instructor must hear of them."""
-    assignment = gradebook.find_assignment(ASSIGNMENT)
-    stale = sorted(
-        f"{notebook.name}/{cell.name}"
-        for notebook in assignment.notebooks
-        for cell in notebook.grade_cells
-        if (notebook.name, cell.name) not in cells
-    )
-    if not stale:
-        return []
-    return [f"the gradebook also has {len(stale)} tests these results lack (an earlier suite?): {stale[:3]}"]
 
 
 def _record(gradebook: Gradebook, student: str, cells: dict[Cell, float]) -> None:

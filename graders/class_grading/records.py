@@ -9,11 +9,13 @@ never follows a link: `--out` is the grader's, but a folder planted there is not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from graders.reporting import output_files
 from graders.reporting.escape import json_text
+from graders.reporting.results import Grade, read
 
 RESULTS = "results.json"
 GRADING = "grading.json"
@@ -21,12 +23,17 @@ GRADING = "grading.json"
 
 @dataclass
 class StoredGrade:
-    """A student's complete grade under `--out`: results.json (read with `graders.reporting.results.read`)
-    and grading.json, as parsed."""
+    """A student's complete grade under `--out`: results.json and grading.json, as parsed, and
+    the grade results.json holds (`graders.reporting.results.read`), read once here so that no
+    report of the class reads it again."""
 
     student: str
     results: dict
     grading: dict
+    grade: Grade = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.grade = read(self.results)
 
 
 def read_object(folder: Path, name: str) -> dict | None:
@@ -36,11 +43,15 @@ def read_object(folder: Path, name: str) -> dict | None:
 
 
 def load(out: Path, student: str) -> StoredGrade | None:
-    """The student's complete grade under `out`, or None when there is none."""
+    """The student's complete grade under `out`, or None when there is none (or its results.json
+    is not one the kit wrote: a regrade replaces it)."""
     results, grading = read_object(out / student, RESULTS), read_object(out / student, GRADING)
     if results is None or grading is None:
         return None
-    return StoredGrade(student, results, grading)
+    try:
+        return StoredGrade(student, results, grading)
+    except (KeyError, IndexError, TypeError, AttributeError):  # not the kit's results.json: graded again
+        return None
 
 
 def write(folder: Path, name: str, data: bytes) -> None:
@@ -56,5 +67,9 @@ def forget(folder: Path) -> None:
         (folder / GRADING).unlink(missing_ok=True)
 
 
-def write_grading(folder: Path, grading: dict) -> None:
-    write(folder, GRADING, (json_text(grading, sort_keys=True) + "\n").encode())  # found_in is the upload's text
+def write_grading(folder: Path, grading: dict) -> dict:
+    """grading.json, which marks the grade complete; returns it as it now reads back (found_in is
+    the upload's text, whose lone surrogates the JSON lost), so the run goes on from memory."""
+    text = json_text(grading, sort_keys=True)
+    write(folder, GRADING, (text + "\n").encode())
+    return json.loads(text)

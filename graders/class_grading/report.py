@@ -15,10 +15,10 @@ from pathlib import Path
 
 from graders.reporting import output_files
 from graders.reporting.escape import markdown
-from graders.reporting.results import read
 
+from .loaded_class import LoadedClass
 from .records import StoredGrade
-from .standing import Roll, Standing, standings
+from .standing import Standing
 from .tables import number
 
 HARDEST = 10  # tests listed in the summary, lowest pass rate first
@@ -27,18 +27,13 @@ NOT_GRADED = "code found but not graded"  # the flag of an upload with code but 
 BINS = 20
 
 
-def summary(
-    out: Path,
-    facts: dict,
-    records: dict[str, StoredGrade],
-    items: list[dict],
-    roll: Roll | None = None,
-) -> str:
+def summary(out: Path, facts: dict, loaded: LoadedClass, items: list[dict]) -> str:
     """Write summary.md and return its text. `facts` holds the run's layout, seed, counts and
     the roster's differences. Students whose code was found but not graded come first: each
-    holds a 0 that only the instructor's regrade can change. With the `roll`, every late
-    student follows the totals: when, how late, the penalty and the total after it."""
-    grades = [read(r.results) for r in records.values()]
+    holds a 0 that only the instructor's regrade can change. Every late student follows the
+    totals: when, how late, the penalty and the total after it."""
+    records = loaded.graded
+    grades = [r.grade for r in records.values()]
     totals = [grade.base for grade in grades]
     unread = [warning for warning in facts["warnings"] if NOT_GRADED in warning]
     lines = ["# minigrad: class summary", ""]
@@ -74,7 +69,7 @@ def summary(
                 f"| bonus | {statistics.mean(bonus):.2f} | {number(statistics.median(bonus))} | {number(min(bonus))} "
                 f"| {number(max(bonus))} | {number(bonus_most(records))} |"
             )
-        lines += lateness(standings(roll) if roll else {})
+        lines += lateness(loaded.standings)
         lines += ["", "## Parts", "", "| part | mean | out of |", "|---|---|---|"]
         lines += [
             f"| {markdown(part, table=True)} | {mean:.2f} | {number(most)} |"
@@ -114,7 +109,7 @@ def _names(students: list[str]) -> str:
 
 def part_means(records: dict[str, StoredGrade]) -> dict[str, tuple[float, float]]:
     """Each part's mean score over the class, and its maximum."""
-    per_student = [read(r.results).parts for r in records.values()]
+    per_student = [r.grade.parts for r in records.values()]
     maxima = {part: most for scores in per_student for part, (_, most) in scores.items()}
     return {
         part: (statistics.mean(s.get(part, (0.0, 0.0))[0] for s in per_student), most) for part, most in maxima.items()
@@ -125,7 +120,7 @@ def common_hints(records: dict[str, StoredGrade]) -> list[tuple[str, int]]:
     """The hints of failed tests, counted once per student: what the class most got wrong."""
     counts: Counter[str] = Counter()
     for r in records.values():
-        failed = [test.output for test in read(r.results).tests if not test.passed]
+        failed = [test.output for test in r.grade.tests if not test.passed]
         hints = dict.fromkeys(
             line.strip()[len("hint:") :].strip()
             for output in failed
@@ -141,7 +136,7 @@ def bonus_most(records: dict[str, StoredGrade]) -> float:
     them (results.json gives a bonus test a max_score of 0)."""
     points: dict[str, float] = {}
     for r in records.values():
-        for test in read(r.results).tests:
+        for test in r.grade.tests:
             if test.bonus:
                 points[test.name] = max(points.get(test.name, 0.0), test.score)
     return round(sum(points.values()), 6)
@@ -159,7 +154,7 @@ def bins(totals: list[float], top: float, count: int = BINS) -> tuple[list[float
     return edges, counts
 
 
-def histogram(out: Path, records: dict[str, StoredGrade]) -> None:
+def histogram(out: Path, loaded: LoadedClass) -> None:
     """histogram.png: the distribution of totals with the bonus (every student, up to the
     highest possible score) beside each part's mean, as a share of its points."""
     import matplotlib
@@ -168,6 +163,7 @@ def histogram(out: Path, records: dict[str, StoredGrade]) -> None:
     from matplotlib import pyplot
     from matplotlib.ticker import MaxNLocator
 
+    records = loaded.graded
     figure, (left, right) = pyplot.subplots(1, 2, figsize=(10, 4))
     totals = [r.results["score"] for r in records.values()]
     most = max((r.results["max_score"] for r in records.values()), default=1.0)

@@ -1,7 +1,7 @@
 """Who is in a class (`Roll`, what the run made of each student) and where each stands once
 the run is over (`Standing`): graded or why not, the base score and the bonus apart, and the
-lateness the intake computed, read once for every file that reports grades (grades.csv, the
-feedback, the summary, the gradebook, the LMS exports).
+lateness the intake computed, worked out once a run (loaded_class.py) for every file that
+reports grades (grades.csv, the feedback, the summary, the gradebook, the LMS exports).
 
 The base total is what the parts add up to, out of the base maximum; the bonus (the optional
 extensions) is never part of it. A late policy takes its penalty from the base only, so the
@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-
-from graders.reporting.results import read
 
 from .records import StoredGrade
 
@@ -99,7 +97,7 @@ def standings(roll: Roll) -> dict[str, Standing]:
         keys = roll.keys.get(student, {})
         record = roll.graded.get(student)
         if record is not None:
-            grade = read(record.results)
+            grade = record.grade
             status = FLAGGED if student in roll.flagged else GRADED
             found[student] = Standing(student, status, grade.base, grade.max_score, grade.bonus, grade.parts, keys)
             continue

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from graders.reporting import output_files
 from graders.reporting.escape import csv_cell
-from graders.reporting.results import read
 from graders.uploads import intake
 
+from .loaded_class import LoadedClass
 from .records import StoredGrade
-from .standing import MISSING, Roll, standings
+from .standing import MISSING
 
 
 def number(x: float) -> str:
@@ -35,7 +35,7 @@ def write_csv(out: Path, name: str, header: list[str], rows: list[list]) -> None
     output_files.write_new(out, name, text.getvalue().encode())
 
 
-def grades(out: Path, parts: list[str], roll: Roll) -> None:
+def grades(out: Path, parts: list[str], loaded: LoadedClass) -> None:
     """grades.csv: one row per student who submitted or is on the roster; status says whether
     they were graded (with a flag in errors.csv: code found but no package), the upload was
     refused, the grader failed, they submitted nothing (0 everywhere), or Ctrl-C came first.
@@ -46,20 +46,21 @@ def grades(out: Path, parts: list[str], roll: Roll) -> None:
     for the base, and would now read 117 for full marks.) The roll's
     `columns` (LMS keys, lateness, the total after the late policy) come last."""
     header = ["student", "total", "max_score", *parts, "bonus_points", "total_with_bonus", "seed", "isolation"]
-    header += ["graded_at", "submission", "status", *roll.columns]
+    columns = loaded.roll.columns
+    header += ["graded_at", "submission", "status", *columns]
     rows = []
-    for student, standing in standings(roll).items():
-        own = [standing.key(column) for column in roll.columns]
-        record = roll.graded.get(student)
+    for student, standing in loaded.standings.items():
+        own = [standing.key(column) for column in columns]
+        record = loaded.graded.get(student)
         if record is None:
             if standing.status == MISSING:
-                own = ["0" if column == "total_after_late" else value for column, value in zip(roll.columns, own)]
+                own = ["0" if column == "total_after_late" else value for column, value in zip(columns, own)]
                 scores = ["0", number(standing.max_score), *(["0"] * len(parts)), "0", "0"]
             else:
                 scores = [""] * (len(parts) + 4)
             rows.append([student, *scores, "", "", "", "", standing.status, *own])
             continue
-        extra = record.results.get("extra_data", {})
+        extra = record.grade.extra
         rows.append(
             [
                 student,
@@ -84,21 +85,21 @@ def errors(out: Path, failed: dict[str, str]) -> None:
     write_csv(out, "errors.csv", ["student", "problem"], [[s, failed[s]] for s in sorted(failed)])
 
 
-def changes(out: Path, before: dict[str, dict], records: dict[str, StoredGrade]) -> int:
-    """changes.csv on a regrade: each student whose grade changed, and which tests did.
-    Returns how many changed."""
+def changes(out: Path, before: dict[str, StoredGrade], loaded: LoadedClass) -> int:
+    """changes.csv on a regrade: each student whose grade changed (`before`: their earlier
+    grade), and which tests did. Returns how many changed."""
     rows = []
     for student in sorted(before):
-        record = records.get(student)
+        record = loaded.graded.get(student)
         if record is None:
             continue
-        old, new = _by_test(before[student]), _by_test(record.results)
+        old, new = _by_test(before[student]), _by_test(record)
         changed = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
-        if changed or before[student].get("score") != record.results["score"]:
+        if changed or before[student].results.get("score") != record.results["score"]:
             rows.append(
                 [
                     student,
-                    number(before[student].get("score", 0.0)),
+                    number(before[student].results.get("score", 0.0)),
                     number(record.results["score"]),
                     "; ".join(changed),
                 ]
@@ -107,29 +108,29 @@ def changes(out: Path, before: dict[str, dict], records: dict[str, StoredGrade])
     return len(rows)
 
 
-def _by_test(results: dict) -> dict[str, float]:
-    return {test.name: test.score for test in read(results).tests}
+def _by_test(record: StoredGrade) -> dict[str, float]:
+    return {test.name: test.score for test in record.grade.tests}
 
 
-def loaded(results: dict) -> bool:
+def has_code(record: StoredGrade) -> bool:
     """Whether the student's code was there to test: a package was found, and unless no code
     part was graded (the checkpoint's quiz alone), at least one test of a code part passed. An
     empty upload, or one whose every code test failed (a syntax error, a missing file), says
     nothing about which tests tell strong students from weak ones, and would make every test
     look discriminating."""
-    if intake.NOT_FOUND in results.get("output", ""):
+    if intake.NOT_FOUND in record.results.get("output", ""):
         return False
-    code = [test.passed for test in read(results).tests if test.part != "checkpoint"]
+    code = [test.passed for test in record.grade.tests if test.part != "checkpoint"]
     return not code or any(code)
 
 
-def item_analysis(out: Path, records: dict[str, StoredGrade]) -> list[dict]:
+def item_analysis(out: Path, loaded: LoadedClass) -> list[dict]:
     """item_analysis.csv: per hidden test, its pass rate and its discrimination (the
     correlation of passing it with the rest of the score: near 0 or negative flags a test
     that good students fail as often as weak ones), over the submissions that loaded (see
-    `loaded`; `students` says how many); a bonus test is marked in `bonus`. Returns the rows
+    `has_code`; `students` says how many); a bonus test is marked in `bonus`. Returns the rows
     for the summary."""
-    graded = [read(records[s].results) for s in sorted(records) if loaded(records[s].results)]
+    graded = [record.grade for _, record in sorted(loaded.graded.items()) if has_code(record)]
     items: dict[str, dict] = {}
     for grade in graded:
         for test in grade.tests:

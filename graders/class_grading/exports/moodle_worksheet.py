@@ -29,9 +29,9 @@ import datetime
 from pathlib import Path
 
 from graders.reporting.escape import html
-from graders.reporting.results import read
 
 from .. import feedback
+from ..loaded_class import LoadedClass
 from ..records import StoredGrade
 from ..standing import Standing
 from ..tables import number, write_csv
@@ -51,9 +51,10 @@ HEADER = [
 ]
 
 
-def write(out: Path, standings: dict[str, Standing], graded: dict[str, StoredGrade]) -> list[str]:
+def write(out: Path, loaded: LoadedClass) -> list[str]:
     """moodle_grades.csv when some student has a Moodle participant id; returns the students
     left out (no participant id)."""
+    standings, graded = loaded.standings, loaded.graded
     known = {s: st for s, st in standings.items() if st.number_key("moodle_participant_id")}
     if not known:
         return []
@@ -86,5 +87,5 @@ def comments(standing: Standing, record: StoredGrade | None) -> str:
     writer turns any `<` left into a look-alike, so no tag is written at all)."""
     if record is None:
         return html(standing.status)
-    said = [f"Total: {read(record.results).total}", *feedback.lateness(standing)]
+    said = [f"Total: {record.grade.total}", *feedback.lateness(standing)]
     return " \u2022 ".join(html(line) for line in [*said, "The full feedback is in the attached file feedback.html."])
