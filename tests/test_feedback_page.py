@@ -18,7 +18,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from course.submissions import materialize
-from graders.class_grading import feedback
+from graders.class_grading import feedback, feedback_content
 from graders.class_grading.standing import Standing
 from graders.reporting.results import read
 from tests.browser import driver, open_page  # noqa: F401
@@ -194,7 +194,7 @@ def hostile_results() -> dict:
 def test_only_float_noise_is_rounded_and_the_exact_text_is_kept() -> None:
     """A number printed with every digit of a float is shown to 12 significant digits, with its
     exact text beside it; a number the judge wrote shorter stays exactly as written."""
-    assert feedback.readable("expected: 1.50, got: 0.30000000000000004 (-1.4202402)") == [
+    assert feedback_content.readable("expected: 1.50, got: 0.30000000000000004 (-1.4202402)") == [
         ("expected: 1.50, got: ", None),
         ("0.3", "0.30000000000000004"),
         (" (-1.4202402)", None),

@@ -9,9 +9,10 @@ does not load is one note, with the tests it stopped. A grade from before the gr
 has its failures grouped by message, in the order they ran. A file the grader refused (a link,
 a file over its size cap) is said as refused, with the reason, never as missing.
 
-`gather` reads all of it once; the same content is then written as Markdown (feedback.md,
-which GitHub, GitLab and Canvas show as written: student text only in code spans and fenced
-blocks, no backslash escapes, no invisible characters) and as a page (feedback_page.py).
+`gather` reads all of it once (into feedback_content.py's `Feedback`); the same content is
+then written as Markdown (feedback.md, which GitHub, GitLab and Canvas show as written: student
+text only in code spans and fenced blocks, no backslash escapes, no invisible characters) and
+as a page (feedback_page.py).
 `feedback.zip` holds one page per student, named by id (the LMS uploads, named as each LMS
 reads them, are in exports/). Once the class is done, each page also says when the student
 handed in, the due, how late, the late penalty and the total after it (`lateness`): the raw
@@ -25,9 +26,7 @@ exception text and file names, which must not become HTML, Markdown headings or 
 from __future__ import annotations
 
 import io
-import re
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from graders.reporting import output_files, root_cause
@@ -36,66 +35,11 @@ from graders.reporting.results import GradedTest, read
 from graders.uploads import intake
 
 from . import feedback_page, records
+from .feedback_content import Failure, Feedback
 from .standing import Standing
 from .tables import number
 
 NOTES = ("note:", "no minigrad/")  # lines of the grade's output a student needs (refusals: from extra_data)
-EVERY_DIGIT = 12  # significant digits a message's number is shown with; its exact value on request
-_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[+-]?\d+)?(?![\w.])")
-
-
-@dataclass
-class Failure:
-    title: str
-    names: list[str]
-    lost: float
-    message: str  # the first test's, in full; for a file that does not load, its note
-    stopped: bool = False  # a file that does not load: every name is a test it stopped
-
-    @property
-    def count(self) -> str:
-        """'27 tests, -40.5 points'."""
-        tests = f"{len(self.names)} test{'' if len(self.names) == 1 else 's'}"
-        return f"-{number(self.lost)} point{'' if self.lost == 1 else 's'}, {tests}"
-
-    @property
-    def pieces(self) -> list[tuple[str, str | None]]:
-        """The message as it is shown (`readable`)."""
-        return readable(self.message)
-
-    @property
-    def rest(self) -> tuple[str, list[str]]:
-        """What the other names of the group are, and the names: every test a file that does
-        not load stopped, or the tests after the first."""
-        rest = self.names if self.stopped else self.names[1:]
-        if self.stopped:
-            return "The tests it stopped:", rest
-        many = len(rest) != 1
-        return f"{len(rest)} more test{'s fail' if many else ' fails'} through it:", rest
-
-
-@dataclass
-class Feedback:
-    """One student's feedback, as both files say it."""
-
-    student: str
-    total: str  # the base and the bonus apart: "106.5 / 122 + 4 bonus"
-    totals: list[tuple[str, str]]  # each total named: the base, the bonus, with the bonus
-    hand_in: list[str]  # `lateness`
-    notes: list[str]  # refusals and the grade's notes; the kit's text, names between backticks
-    parts: list[tuple[str, float, float]]  # (part, points, maximum)
-    bonus: float | None  # None: no optional extension was graded
-    failures: list[Failure] = field(default_factory=list)
-
-    @property
-    def start(self) -> str:
-        """The first thing to fix and how many tests it costs, in words."""
-        first = self.failures[0]
-        count = len(first.names)
-        tests = f"{count} test{'s' if count != 1 else ''}"
-        if first.stopped:
-            return f"{tests} could not run"
-        return f"{tests} {'fails' if count == 1 else 'fail'} through it"
 
 
 def gather(student: str, results: dict, standing: Standing | None = None) -> Feedback:
@@ -153,22 +97,6 @@ def _as_refused(failure: Failure, refused: dict[str, str]) -> Failure:
             failure.title = f"`{path}` was refused: {reason}"
             failure.message = failure.message.replace(missing, f"`{path}` was refused")
     return failure
-
-
-def readable(message: str) -> list[tuple[str, str | None]]:
-    """The message in pieces, each (shown, exact): a number printed with every digit of a float
-    (0.14447400000000002) is shown with EVERY_DIGIT significant digits (0.144474), its exact
-    text kept beside it; any other piece has None."""
-    pieces: list[tuple[str, str | None]] = []
-    at = 0
-    for found in _FLOAT.finditer(message):
-        digits = re.sub(r"e.*|\D", "", found[0]).lstrip("0")
-        if len(digits) <= EVERY_DIGIT:  # as the judge wrote it: a rounding would hide nothing
-            continue
-        shown = f"{float(found[0]):.{EVERY_DIGIT}g}"
-        pieces += [(message[at : found.start()], None), (shown, found[0])]
-        at = found.end()
-    return [*pieces, (message[at:], None)]
 
 
 def lateness(standing: Standing | None) -> list[str]:

@@ -1,4 +1,4 @@
-"""feedback.html: a student's feedback (feedback.py gathers it) as a page of its own.
+"""feedback.html: a student's feedback (feedback_content.py) as a page of its own.
 
 The page is opened from a zip, attached to a Canvas comment, or uploaded to Moodle, so it
 carries everything it needs: one file, its small stylesheet inline, no script, no font or
@@ -11,14 +11,10 @@ of a float is shown rounded; its exact text is its `title` and in the section's 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from graders.reporting.escape import html, html_text
 
+from .feedback_content import Failure, Feedback
 from .tables import number
-
-if TYPE_CHECKING:
-    from .feedback import Failure, Feedback
 
 # Colours meet WCAG AA (4.5:1) on their background, in light and dark schemes; a part's result
 # is said in words too. `::details-content` opens a closed section in print (Chromium 131+).
