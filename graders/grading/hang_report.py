@@ -82,6 +82,22 @@ def message(timeout: float, stuck: Stuck | None) -> str:
     return f"took too long (over {timeout:g} s); look for an endless loop{where}"
 
 
+HUNG = re.compile(
+    r"took too long \(over [\d.e+]+ s\); look for an endless loop in ([\w<>.]+) \((\w+\.py), line (\d+)\)"
+)
+
+
+def hung_in(error: dict) -> tuple[str, str, int] | None:
+    """(function, file, line) of the hang a program's failure names: the first program that hung
+    there and every later one stopped at once (`Known`) fail with the same message, and are one
+    root cause. Read back from the message `message` made, in its exact shape; a child that
+    forges it as its own error can at most misname, in its own grade, where it hung."""
+    found = HUNG.fullmatch(str(error.get("message") or "")) if error.get("type") == "ChildFailure" else None
+    if found is None or not all(LOCATION[key](value) for key, value in (("function", found[1]), ("file", found[2]))):
+        return None
+    return found[1], found[2], int(found[3])
+
+
 class Known:
     """What earlier children of a grading hung in or exited importing, and the message that
     each later call or import gets."""

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from graders.course_facts.kit import COURSE_API, shared_module
 from graders.reporting.cause import Cause
 from graders.reporting.escape import untrusted
-from graders.reporting.root_cause import UNLOADABLE_HINT, of_function, of_wrong_result
+from graders.reporting.root_cause import SIGNATURE, UNLOADABLE_HINT, of_function, of_wrong_result
 
-from . import notes
+from . import hang_report, notes
 from .cases import Case, Program, measured
 from .comparison import close, is_array
 from .protocol import TEXT_LIMIT, Outcome
@@ -109,6 +110,11 @@ def _not_raised_by_student(case: Case, program: Program, error: dict) -> str:
     the grader could not set or use an attribute. It names the course's requirement when the
     shared table knows it, and never says "your code raised"."""
     unmet = course_api.unmet(error["type"], str(error["message"]))
+    if closure := _backward_with_arguments(error["type"], str(error["message"])):
+        unmet = (
+            f"the course calls `_backward()` with no arguments, and `{closure.split('.<locals>.')[0]}`'s "
+            f"`_backward` takes some ({error['type']}: {error['message']})"
+        )
     hint = "the course API (see the docstrings of the release) needs it" if unmet else program.hint or case.hint
     said = unmet or f"{error['type']}: {error['message'] or '(no message)'}, raised outside your code"
     return (
@@ -170,7 +176,10 @@ def _wrong_result(case: Case, program: Program, label: str, got: object) -> Caus
     held = _non_number(got)
     if case.part in SCALAR_PARTS and held not in (None, "Value"):
         return Cause("Value.data", f" holds a {untrusted(held)}, not one number")
-    return of_wrong_result(program.steps, "gradient" in label)
+    cause = of_wrong_result(program.steps, "gradient" in label)
+    if isinstance(got, str) and any(isinstance(s, list) and s[:1] == ["error"] for s in program.steps):
+        return replace(cause, detail=f"raised {untrusted(got)}")  # the API probe saw where (root_cause.through)
+    return cause
 
 
 def _non_number(got: object) -> str | None:
@@ -196,9 +205,27 @@ def cause_of_error(program: Program, error: dict) -> Cause:
         return Cause(untrusted(message), " is missing")
     if name := notes.called_but_missing(error):
         return Cause(name, " is missing")
+    if closure := _backward_with_arguments(kind, message):
+        return replace(of_function(closure, None, None), said=SIGNATURE)
+    if hung := hang_report.hung_in(error):
+        return of_function(*hung, program.steps)
     if error.get("function"):
-        return of_function(error["function"], file, line)
+        return of_function(error["function"], file, line, program.steps)
     return of_wrong_result(program.steps, False)
+
+
+SIGNATURE_ERROR = re.compile(
+    r"((?:[\w<>]+\.)*_backward)\(\) (?:missing \d+ required positional arguments?: .*"
+    r"|takes \d+ positional arguments? but \d+ (?:was|were) given)"
+)
+
+
+def _backward_with_arguments(kind: str, message: str) -> str | None:
+    """`Value.__mul__.<locals>._backward` when a `_backward` was called with no arguments and
+    needs some: the course (the grader's own walk, and the student's backward() as the lessons
+    write it) calls `_backward()` with none."""
+    found = SIGNATURE_ERROR.fullmatch(message) if kind == "TypeError" else None
+    return found[1] if found else None
 
 
 def _said(answer: object) -> object:

@@ -15,9 +15,12 @@ import random
 import threading
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 
+from graders.reporting import root_cause
+from graders.reporting.cause import Cause
 from graders.reporting.results import Verdict
 
 from . import notes, reference_cache
@@ -29,7 +32,7 @@ from .judge import GraderError, judge
 
 MESSAGE_LIMIT = 4000  # characters of one test's message
 # Each part's API probe (its step in child/steps_api.py) and what words its mismatches (notes.py)
-PROBES = {"value": ("api", notes.api), "tensor": ("api_tensor", notes.api_tensor)}
+PROBES = {"value": ("api", notes.api), "mlp": ("api_nn", notes.api_nn), "tensor": ("api_tensor", notes.api_tensor)}
 
 
 class Grading:
@@ -44,7 +47,8 @@ class Grading:
         self.programs_of: dict[int, range] = {}  # by id(case): its programs' places in the run
         self.worker: threading.Thread | None = None
         self.api: list[str] = []  # the API probes' mismatches with the course's API (notes.py)
-        self.locations: dict[str, list] = {}  # where the submission defines each operator (notes.py)
+        self.evidence = root_cause.Evidence()  # what the probes saw, for placing blame (notes.py)
+        self.locations = self.evidence.locations  # where the submission defines each function
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         make = getattr(metafunc.function, MAKER, None)
@@ -120,8 +124,7 @@ class Grading:
         submission, parts, bonus = list(submission), list(parts), list(bonus)
         for part, at in sorted(probes.items(), key=lambda item: -item[1]):  # the later first: indices hold
             found = submission[at]
-            if part == "value":
-                self.locations = notes.locations(found)
+            notes.evidence(part, found, self.evidence)
             # said first among the notes: a wrong name explains many failures at once
             self.api[:0] = PROBES[part][1](found)
             for answers in (submission, parts, bonus):
@@ -138,6 +141,13 @@ class Grading:
         self.worker.join()
         if self.arrivals.failure is not None and not self.grader_errors:
             self.grader_errors.append(str(self.arrivals.failure))
+        self.records = [replace(r, cause=r.cause and root_cause.through(r.cause, self.evidence)) for r in self.records]
+
+    @staticmethod
+    def ran(case: Case, passed: bool) -> Cause | None:
+        """What a passed test used, every program of it: root_cause.py weighs a function that
+        failing tests use by how many passing ones use it too."""
+        return Cause(uses=tuple(dict.fromkeys(root_cause.uses([p.steps for p in case.programs])))) if passed else None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -167,7 +177,7 @@ class Grading:
                 message,
                 "after_due_date",  # minigrad-grade's --visibility may change it
                 case.bonus,
-                getattr(call.excinfo.value, "cause", None) if failed_call else None,
+                getattr(call.excinfo.value, "cause", None) if failed_call else self.ran(case, report.passed),
             )
         )
         return report

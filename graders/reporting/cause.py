@@ -24,8 +24,13 @@ class Cause:
 
     def title(self, locations: dict[str, list] | None = None) -> str:
         """`Value.__mul__`'s backward (engine.py:61): the line from the error, or else where the
-        API probe found the operator (`locations`, by "Value.__mul__'s backward")."""
+        API probes found the function (`locations`, by "Value.__mul__'s backward" or "SGD.step")."""
         file, line = self.file, self.line
-        if file is None and (found := (locations or {}).get(f"{self.name}{self.said}")):
+        places = locations or {}
+        backward = self.said.startswith("'s backward")  # "'s backward takes arguments...": the closure's line
+        found = places.get(f"{self.name}{self.said}") or places.get(
+            f"{self.name}'s backward" if backward else self.name
+        )
+        if file is None and found:
             file, line = found
         return f"`{self.name}`{self.said}" + (f" ({file}:{line})" if file and line else "")
