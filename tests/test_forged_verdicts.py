@@ -56,7 +56,7 @@ def _forged(program, folder):
 _child.run_program = _forged
 '''
 # Steps no graded program uses: the API probes (notes, no points) and --check-imports' step.
-SCORE_NOTHING = {"api", "api_tensor", "imports"}
+SCORE_NOTHING = {"api", "api_nn", "api_tensor", "imports"}
 # Tests the forger must pass, or it never reached the child's answers: their questions are the
 # same at every seed. Each is no verdict of the child: an error's type, a count.
 FIXED = ["value: log of 0 must raise ValueError [error-log of 0]", "mlp: len(MLP(2, [1]).parameters()) [count-2-1]"]
