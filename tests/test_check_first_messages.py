@@ -171,3 +171,13 @@ def test_the_lessons_say_what_the_checks_do() -> None:
     checked = re.search(r"depth = ([\d_]+)", (ROOT / "reference" / "checks" / "test_backward.py").read_text())
     hidden = re.search(r"CHAIN = ([\d_]+)", (ROOT / "graders" / "suites" / "test_backward.py").read_text())
     assert promised == {int(checked[1])} == {int(hidden[1])}
+
+
+def test_a_backward_that_runs_only_the_roots_closure_is_told_to_run_every_node(tmp_path: Path) -> None:
+    every = REVERSED + "            node._backward()\n"
+    folder = submission(tmp_path, "engine.py", every, "        self._backward()\n")
+    run = check(folder, "--part", "backward")
+    assert first_failure(run.stdout).endswith(
+        "    hint:     backward() ran the `_backward` of only 1 of the graph's 3 computed nodes: "
+        "run it once for every node of `topological_order(self)`"
+    ), run.stdout

@@ -57,13 +57,22 @@ def _idle(graph: list) -> list:
         default = type(graph[0])(0.0)._backward.__code__
     except Exception:  # noqa: BLE001 - a Value that cannot be made this way shows nothing here
         return []
-    return [n for n in graph if getattr(n, "_prev", ()) and getattr(n._backward, "__code__", None) is default]
+    held = ((n, getattr(n, "_backward", None)) for n in graph if getattr(n, "_prev", ()))
+    return [n for n, backward in held if getattr(backward, "__code__", None) is default]
 
 
 def local(out, method: object) -> tuple[str, str | None]:
     """For a wrong gradient of one operator (`method`, the student's `Value.__sub__`): where it
     came from (the operator, and the `_backward`s of the operators it is built from) and, when
-    its graph shows one was never attached, a hint that says so."""
+    its graph shows one was never attached, a hint that says so. A graph this cannot read (a
+    `_prev` that is not a collection) names the operator alone: the failure is said all the same."""
+    try:
+        return _local(out, method)
+    except Exception:  # noqa: BLE001 - the student's objects: anything may go wrong reading them
+        return located(method), None
+
+
+def _local(out, method: object) -> tuple[str, str | None]:
     graph = nodes(out)
     whole = located(method)
     if idle := _idle(graph):
@@ -80,7 +89,15 @@ def after_backward(root) -> str | None:
     """Why `root.backward()` left a wrong gradient, when the graph shows it: the root not
     seeded, a `_backward` never attached, the `_backward`s run inputs first or not at all.
     Runs the student's backward() once more, recording each `_backward` it calls; None when
-    nothing in the graph explains the wrong value."""
+    nothing in the graph explains the wrong value, or the graph cannot be read (a crash in
+    backward() is a different mistake, that its own check says)."""
+    try:
+        return _after_backward(root)
+    except Exception:  # noqa: BLE001 - the student's objects: anything may go wrong reading them
+        return None
+
+
+def _after_backward(root) -> str | None:
     if not close(getattr(root, "grad", None), 1.0):
         return SEED.format(got=getattr(root, "grad", None))
     graph = nodes(root)
@@ -89,10 +106,7 @@ def after_backward(root) -> str | None:
     calls: list[int] = []
     for node in graph:
         node._backward = _recording(node._backward, id(node), calls)
-    try:
-        root.backward()
-    except Exception:  # noqa: BLE001 - a crash is a different mistake: its own check says it
-        return None
+    root.backward()
     first = {}
     for position, key in enumerate(calls):
         first.setdefault(key, position)
