@@ -10,7 +10,7 @@ the `_backward` each node holds, and (run again, each `_backward` recorded) the 
 
 from __future__ import annotations
 
-from feedback import close
+from feedback import close, fail
 from student import located
 
 SEED = (
@@ -59,6 +59,15 @@ def _idle(graph: list) -> list:
         return []
     held = ((n, getattr(n, "_backward", None)) for n in graph if getattr(n, "_prev", ()))
     return [n for n, backward in held if getattr(backward, "__code__", None) is default]
+
+
+def expect_local(got, want, out, method: object, *, what, inputs, hint, rtol=1e-6, atol=1e-9) -> None:
+    """expect_close for a gradient that one operator's `_backward`s left (the checks' own walk
+    ran them): a wrong one names the student's `_backward` that ran, or says none was
+    attached, as a crash names its line."""
+    if not close(got, want, rtol, atol):
+        where, seen = local(out, method)
+        fail(what, inputs, want, got, seen or hint, where)
 
 
 def local(out, method: object) -> tuple[str, str | None]:

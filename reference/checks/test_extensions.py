@@ -9,10 +9,11 @@ small walker and an upstream gradient of 2.5, and compare them with central diff
 import math
 import random
 
+import evidence
 import pytest
 
 from feedback import expect_close, expect_raises, fail
-from student import module
+from student import located, module
 from trusted import central_difference, local_backward
 
 engine = module("engine")
@@ -40,16 +41,20 @@ def points(name: str) -> list[float]:
 def test_operator_forward_and_gradient(name):
     """Five seeded points; the gradient is compared with (f(x+h) - f(x-h)) / 2h on floats."""
     build, on_float, hint = OPERATORS[name]
+    method = getattr(engine.Value, name[2:-2], None)  # "a.sin()": Value.sin
     for x in points(name):
         a = engine.Value(x)
         out = build(a)
         inputs = {"a": x, "out.grad": UPSTREAM}
-        expect_close(out.data, on_float(x), what=f"{name}: forward value", inputs=inputs, hint="use the math module")
+        what = f"{name}: forward value"
+        expect_close(out.data, on_float(x), what=what, inputs=inputs, hint="use the math module", where=located(method))
         local_backward(out, UPSTREAM)
         slope = central_difference(on_float, [x])[0]
-        expect_close(
+        evidence.expect_local(
             a.grad,
             UPSTREAM * slope,
+            out,
+            method,
             rtol=1e-4,
             atol=1e-6,
             what=f"{name}: gradient of a against central differences",
@@ -65,6 +70,7 @@ def test_sqrt_of_a_negative_number_raises():
         what="sqrt of -4.0 must raise ValueError",
         inputs={"a": -4.0},
         hint="sqrt is defined for data >= 0 only: check before computing, as log does",
+        where=located(getattr(engine.Value, "sqrt", None)),
     )
 
 
@@ -83,11 +89,12 @@ def test_descend_follows_the_gradient_down_a_bowl():
     got = warmup.descend(bowl, start, lr=lr, steps=steps)
     inputs = {"f": "(x - 3)**2 + 2*(y + 1)**2", "start": start, "lr": lr, "steps": steps}
     shape_hint = "return every point visited as an (x, y) pair, the start first: steps + 1 points"
+    where = located(warmup.descend)
     if not isinstance(got, list) or len(got) != steps + 1:
-        fail("descend: the path", inputs, f"a list of {steps + 1} (x, y) pairs", got, shape_hint)
+        fail("descend: the path", inputs, f"a list of {steps + 1} (x, y) pairs", got, shape_hint, where)
     for i, (point, right) in enumerate(zip(got, want)):
         if not isinstance(point, (tuple, list)) or len(point) != 2:
-            fail(f"descend: point {i} of the path", inputs, right, point, shape_hint)
+            fail(f"descend: point {i} of the path", inputs, right, point, shape_hint, where)
         for name, coordinate, value in zip("xy", point, right):
             expect_close(
                 coordinate,
@@ -98,15 +105,18 @@ def test_descend_follows_the_gradient_down_a_bowl():
                 inputs=inputs,
                 hint="each step: new Values at the current point, f(...).backward(), then x -= lr * x.grad "
                 "(and the same for y); a gradient left over from the last step pushes too far",
+                where=where,
             )
 
 
 def test_descend_reaches_the_bottom_of_the_bowl():
     got = warmup.descend(bowl, (0.0, 0.0), lr=0.1, steps=100)
     inputs = {"f": "(x - 3)**2 + 2*(y + 1)**2", "start": (0.0, 0.0), "lr": 0.1, "steps": 100}
-    hint = "step against the gradient: x -= lr * x.grad, not +="
-    expect_close(got[-1][0], 3.0, atol=1e-6, what="descend: x of the last point", inputs=inputs, hint=hint)
-    expect_close(got[-1][1], -1.0, atol=1e-6, what="descend: y of the last point", inputs=inputs, hint=hint)
+    hint, where = "step against the gradient: x -= lr * x.grad, not +=", located(warmup.descend)
+    expect_close(got[-1][0], 3.0, atol=1e-6, what="descend: x of the last point", inputs=inputs, hint=hint, where=where)
+    expect_close(
+        got[-1][1], -1.0, atol=1e-6, what="descend: y of the last point", inputs=inputs, hint=hint, where=where
+    )
 
 
 def test_count_nodes_counts_each_node_once():
@@ -120,6 +130,7 @@ def test_count_nodes_counts_each_node_once():
         what="count_nodes(e) for d = a * b + a, e = d * d",
         inputs={"a": 2.0, "b": 3.0},
         hint="a, b, a * b, d and e: keep a set of the nodes already seen, so a reused node counts once",
+        where=located(memory.count_nodes),
     )
 
 
@@ -138,6 +149,7 @@ def test_count_nodes_on_a_deep_chain():
             depth + 1,
             "RecursionError",
             "Python stops at about 1,000 nested calls: walk with a loop and an explicit stack",
+            located(memory.count_nodes),
         )
     expect_close(
         got,
@@ -145,4 +157,5 @@ def test_count_nodes_on_a_deep_chain():
         what=f"count_nodes(y) for y = x ** 1, then y = y ** 1 again, {depth} powers deep",
         inputs={"depth": depth},
         hint="count x and every power once",
+        where=located(memory.count_nodes),
     )

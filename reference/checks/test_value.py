@@ -10,7 +10,7 @@ import random
 import evidence
 import pytest
 
-from feedback import close, expect_close, expect_raises, fail
+from feedback import expect_close, expect_raises, fail
 from student import located, module
 from trusted import central_difference, local_backward
 
@@ -129,12 +129,9 @@ def method(name: str) -> str:
     return located(getattr(engine.Value, METHODS[name], None))
 
 
-def expect_gradient(got, want, out, name, *, what, inputs, hint, rtol=1e-6, atol=1e-9) -> None:
-    """expect_close for a gradient the operator's `_backward`s left: a wrong one names the
-    student's `_backward` that ran (or says none was attached), as a crash names its line."""
-    if not close(got, want, rtol, atol):
-        where, seen = evidence.local(out, getattr(engine.Value, METHODS[name], None))
-        fail(what, inputs, want, got, seen or hint, where)
+def expect_gradient(got, want, out, name, **check) -> None:
+    """evidence.expect_local for the check `name`'s method of the student's `Value`."""
+    evidence.expect_local(got, want, out, getattr(engine.Value, METHODS[name], None), **check)
 
 
 @pytest.mark.parametrize("right", ["Value", "plain number"])
