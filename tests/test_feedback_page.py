@@ -279,6 +279,18 @@ def test_a_refused_file_is_said_refused_with_its_reason(tmp_path: Path, spec: st
     assert f"<li><code>minigrad/nn.py</code> was refused: {reason}</li>" in feedback.page("s1", results)
 
 
+@needs_isolation
+def test_a_package_that_is_a_link_is_said_refused(tmp_path: Path) -> None:
+    """`minigrad` itself a link (to the reference): nothing is graded, and the upload's first test
+    and the feedback say the folder was refused and why."""
+    (tmp_path / "upload").mkdir()
+    (tmp_path / "upload" / "minigrad").symlink_to(ROOT / "reference" / "minigrad")
+    _, results = grade(tmp_path / "upload", tmp_path / "out", "--check-imports", "--parts", "value")
+    said = "`minigrad/` was refused: a symbolic link, not a folder; upload the files themselves"
+    assert results["tests"][0]["output"].splitlines()[1:] == ["Your upload holds: minigrad", said]
+    assert f"## Notes\n\n- {said}\n" in feedback.markdown_page("s1", results)
+
+
 def test_a_member_an_archive_left_out_is_said_refused_where_the_grader_calls_it_missing() -> None:
     """The class command's archives keep the package where the student had it (hw1/minigrad/):
     the file the grader calls `minigrad/nn.py` is the one refused as `hw1/minigrad/nn.py`."""

@@ -40,8 +40,8 @@ def check(submission: Path, workdir: Path, copied: Intake, isolation: sandbox.Is
     if not copied.found:
         held = [untrusted(name) for name in listing(submission)]
         upload = f"Your upload holds: {', '.join(held)}" if held else "Your upload is empty."
-        refused = [untrusted(problem) for problem in copied.refused]
-        return Verdict(NAME, PART, 0.0, False, "\n".join([NOT_FOUND, upload, *refused]), "visible")
+        said = [untrusted(for_student(problem)) for problem in copied.refused]
+        return Verdict(NAME, PART, 0.0, False, "\n".join([NOT_FOUND, upload, *said]), "visible")
     lines = [f"found {len(copied.copied)} files {where(copied)}: {', '.join(map(untrusted, copied.copied))}"]
     refused = {Path(path).name for path in refused_files(copied.refused)}
     missing = [name for name in EXPECTED if name not in copied.copied and name not in refused]
