@@ -77,7 +77,12 @@ def assert_readable(page) -> None:
     assert levels[0] == 1 and levels.count(1) == 1
     assert all(later <= earlier + 1 for earlier, later in zip(levels, levels[1:]))
     assert page.driver.find_elements(By.TAG_NAME, "script") == []
-    ratios = page.driver.execute_script(
+    assert min(contrasts(page)) >= 4.5
+
+
+def contrasts(page) -> list[float]:
+    """WCAG's contrast ratio of each text element's colour with the page's background."""
+    return page.driver.execute_script(
         """
         const rgb = s => s.match(/[\\d.]+/g).slice(0, 3).map(Number).map(c => c / 255)
             .map(c => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
@@ -89,7 +94,6 @@ def assert_readable(page) -> None:
         });
         """
     )
-    assert ratios and min(ratios) >= 4.5
 
 
 @needs_isolation
@@ -148,6 +152,21 @@ def test_the_page_reads_on_a_phone(graded, open_page) -> None:  # noqa: F811
     wide, window = page.driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert wide <= window
     page.screenshot("feedback-phone")
+
+
+@needs_isolation
+def test_the_dark_scheme_keeps_the_contrast(graded, open_page) -> None:  # noqa: F811
+    _, path = graded["quinn-mse-sums"]
+    page = open_page(path)
+    light = page.driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    page.driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    )
+    try:
+        assert page.driver.execute_script("return getComputedStyle(document.body).backgroundColor") != light
+        assert min(contrasts(page)) >= 4.5
+    finally:
+        page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
 # --- feedback.md ------------------------------------------------------------------------------------------
