@@ -56,14 +56,15 @@ def api(run: Run) -> None:
     functions each operator ran, the names each method of its own uses, its bool fields, what
     backward() ran and left in the gradients, what wrong operands raise where, and the
     `_backward` each result carries."""
-    value = run.module("engine").Value
+    engine = run.module("engine")
+    value = engine.Value
     made = value(2.0)
     run.out.append(names_of(made))
     fields = getattr(made, "__dict__", {})
     run.out.append([name for name, x in fields.items() if type(x) in (int, float) and x == 2.0][:NAMES_SENT])
     run.out.append(type(fields.get("data", getattr(made, "data", None))).__name__)
     run.out.append(can_set_grad(made, 1.0))
-    run.out.append(locations(run.folder, value))
+    run.out.append(locations(run.folder, engine))
     builds = {
         f"Value.{name}": ran(run.folder, lambda f=f: f(value(2.0), value(3.0)))[0] for name, f in OPERATORS.items()
     }
@@ -86,11 +87,16 @@ def attempt(action: Callable[[], object]) -> tuple[object, BaseException | None]
         return None, exc
 
 
-def locations(folder: str, value: type) -> dict:
+def locations(folder: str, engine: types.ModuleType) -> dict:
     """{"Value.__mul__": [file, line], "Value.__mul__'s backward": [file, line], ...}: where each
-    operator of the course is defined, and the `_backward` closure its result carries (when the
-    operator itself made it: `a - b` written as `a + (-b)` carries `__add__`'s)."""
-    found = {}
+    function of the engine is defined, and the `_backward` closure each operator's result carries
+    (when the operator itself made it: `a - b` written as `a + (-b)` carries `__add__`'s)."""
+    value = engine.Value
+    found = {
+        name: place
+        for name in ("topological_order", "zero_grad")
+        if (place := defined(folder, getattr(engine, name, None))) is not None
+    }
     for name in ("__init__", *OPERATORS, "backward"):
         if (place := defined(folder, getattr(value, name, None))) is not None:
             found[f"Value.{name}"] = place
