@@ -106,7 +106,7 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
             assert words not in results + run.stdout, (spec.stem, words)
     assert read_csv(tmp_path / "out" / "errors.csv") == []
     assert len(list((tmp_path / "out" / ".reference-cache").glob("*.json"))) == 1  # one seed, one set of answers
-    for name in ("item_analysis.csv", "summary.md", "histogram.png", "feedback.zip"):
+    for name in ("item_analysis.csv", "summary.md", "summary.html", "histogram.png", "feedback.zip"):
         assert (tmp_path / "out" / name).stat().st_size > 0
     assert (tmp_path / "out" / "histogram.png").read_bytes().startswith(b"\x89PNG")
     exported = nbgrader_export(f"sqlite:///{tmp_path / 'out' / 'gradebook.db'}", tmp_path)
@@ -118,7 +118,11 @@ def test_sample_class_gets_exactly_its_scores(tmp_path: Path) -> None:
     _, counts = report.bins(list(with_bonus.values()), 122 + 5)  # histogram.png's bars: everyone, 127 too
     assert counts == [0] * 7 + [1, 0, 0, 1, 2, 0, 1, 1, 1, 0, 0, 1, 7]
     summary = (tmp_path / "out" / "summary.md").read_text()
-    assert "| total | 97.20 | 113.5 | 44.5 | 122 | 122 |\n| bonus | 4.53 | 5 | 0 | 5 | 5 |\n" in summary
+    assert "Class mean: 97.2 / 122 + 4.53 bonus." in summary
+    assert (
+        "| total | 97.20 | 113.5 | 44.5 | 122 | 122 |\n| bonus_points | 4.53 | 5 | 0 | 5 | 5 |\n"
+        "| total_with_bonus | 101.73 | 118.5 | 44.5 | 127 | 122 + 5 bonus |\n"
+    ) in summary
     items = read_csv(tmp_path / "out" / "item_analysis.csv")
     assert {item["students"] for item in items} == {"15"}  # dev-broken's tensor loads: it counts
     assert {item["test"].split("[")[-1].rstrip("]") for item in items if item["bonus"] == "bonus"} == BONUS_TESTS

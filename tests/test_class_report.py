@@ -61,11 +61,13 @@ def test_the_summary_lists_code_not_graded_first_and_its_totals_keep_the_bonus_a
     assert sum(FLAG in line for line in lines) == 1  # not said again among the warnings
     assert f"- warning: {markdown('copies: several copies of the package')}" in lines
     totals = lines.index("## Totals")
-    assert lines[totals + 4 : totals + 8] == [
+    assert lines[totals + 2].endswith("Class mean: 2 / 4 + 0.5 bonus.")  # the base, the bonus apart
+    assert lines[totals + 4 : totals + 9] == [
         "| | mean | median | min | max | out of |",
         "|---|---|---|---|---|---|",
         "| total | 2.00 | 2 | 0 | 4 | 4 |",
-        "| bonus | 0.50 | 0.5 | 0 | 1 | 1 |",
+        "| bonus_points | 0.50 | 0.5 | 0 | 1 | 1 |",
+        "| total_with_bonus | 2.50 | 2.5 | 0 | 5 | 4 + 1 bonus |",
     ]
 
 

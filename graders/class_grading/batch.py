@@ -27,12 +27,12 @@ from graders.grading import grade
 from graders.reporting.escape import say
 from graders.uploads import intake, layouts, packing, roster
 
-from . import dispatch, feedback, gradebook, jobs, lateness, loaded_class, records, report, tables
+from . import dispatch, feedback, gradebook, jobs, lateness, loaded_class, records, report, summary_html, tables
 from .columns import key_columns
 from .exports import write_exports
 from .loaded_class import LoadedClass
 from .records import StoredGrade
-from .standing import Roll
+from .standing import GRADED, MISSING, Roll
 
 GRADEBOOK = "gradebook.db"
 CACHE = ".reference-cache"  # inside --out; a student id never starts with a dot
@@ -57,6 +57,7 @@ class ClassOptions:
     extensions: Mapping[str, datetime.datetime] = field(default_factory=dict)  # a key's own due
     file_times: bool = False  # the files' modification times as hand-in times, where the platform gives none
     canvas_assignment: str = "minigrad"  # canvas_grades.csv's column: Canvas's "Title (id)" or a title
+    similarity: bool = False  # also similarity.csv and .html, with a section in summary.md and summary.html
 
     def grading(self) -> grade.Options:
         """The options every student's `minigrad-grade` runs with (each job adds its own label)."""
@@ -166,7 +167,21 @@ def grade_class(
     say(report.summary(out, facts, loaded, items))
     if graded:
         report.histogram(out, loaded)
+    if options.similarity and not interrupted:
+        from graders.similarity import cli as similarity  # copydetect, only when asked for
+
+        similarity.for_class(out, submissions)  # its section goes at the end of summary.md
+    parts = [p for p in PARTS if p in options.parts.split(",")]
+    base = options.grading().argv()
+    commands = {  # for each student without a grade, or with a flag that does not give its own command already
+        s.student: regrade_command(s.student, s.source, out, base)
+        for s in submissions
+        if loaded.standings[s.student].status not in (GRADED, MISSING)
+        and "minigrad-grade " not in loaded.roll.errors.get(s.student, "")
+    }
+    summary_html.write(out, parts, facts, loaded, items, commands)
     print(f"grades: {out / 'grades.csv'}; per student: {out}/STUDENT/feedback.md", file=sys.stderr)
+    print(f"the class page: {out / summary_html.NAME}", file=sys.stderr)
     if interrupted:
         return 130
     return _grader_failures(failed, out)
@@ -281,15 +296,21 @@ def not_found(task: dispatch.Task, out: Path, options: tuple[str, ...]) -> str:
         held = ", ".join(intake.listing(task.upload, 6)) or "nothing"
         return f"no minigrad code found (graded 0); the upload holds: {held}"
     folder = str(Path(code[0]).parent).removeprefix(".")
-    staged = not Path(task.source).is_dir()
-    path = "FOLDER" if staged else shlex.quote(str(Path(task.source, folder)))
-    regrade = f"minigrad-grade {path} --out {shlex.quote(str(out / task.student / 'regraded'))} {shlex.join(options)}"
-    where = f" (FOLDER: {folder or 'the top'} of the unpacked {task.source})" if staged else ""
+    regrade = regrade_command(task.student, task.source, out, options, folder)
+    where = f" (FOLDER: {folder or 'the top'} of the unpacked {task.source})" if not Path(task.source).is_dir() else ""
     shown = ", ".join(code[:5]) + (", ..." if len(code) > 5 else "")
     return (
         f"code found but not graded (graded 0): no minigrad/ folder with .py files and no engine.py "
         f"in the upload, which holds {shown}; to grade it from the folder you choose: {regrade}{where}"
     )
+
+
+def regrade_command(student: str, source: str, out: Path, options: tuple[str, ...], folder: str = "") -> str:
+    """The command that grades one upload again by hand, into the student's folder (regraded/),
+    with the class's options: from the upload where it is a folder (`folder`: where in it), else
+    from FOLDER, the files the instructor unpacks from the download."""
+    path = shlex.quote(str(Path(source, folder))) if Path(source).is_dir() else "FOLDER"
+    return f"minigrad-grade {path} --out {shlex.quote(str(out / student / 'regraded'))} {shlex.join(options)}"
 
 
 def open_gradebook(url: str, expected: list[str]) -> gradebook.Writer | None:

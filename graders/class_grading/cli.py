@@ -14,8 +14,8 @@ whole class (so two students with the same bug get the same score), the referenc
 computed once.
 Under DIR: {student}/results.json, report.json, feedback.md, feedback.html, grading.json;
 grades.csv, errors.csv, changes.csv (on a regrade), item_analysis.csv, summary.md,
-histogram.png, feedback.zip, and for the LMSs canvas_grades.csv, canvas_comments.zip (when
-Canvas's attachment ids are known), moodle_grades.csv and moodle_feedback.zip; each grade
+summary.html (the class page), histogram.png, feedback.zip, and for the LMSs canvas_grades.csv,
+canvas_comments.zip (when Canvas's attachment ids are known), moodle_grades.csv and moodle_feedback.zip; each grade
 also goes into nbgrader's gradebook as it arrives (DIR/gradebook.db unless --gradebook names
 another). A grader failure on one student, an upload that cannot be
 read (a bomb, a corrupt or encrypted archive, a path out of its folder) and an upload with code
@@ -171,6 +171,7 @@ def options_of(args: argparse.Namespace, seed: int) -> ClassOptions:
         lateness.read_extensions(args.extensions, moments.when) if args.extensions else {},
         args.file_times,
         canvas_assignment=args.canvas_assignment,
+        similarity=args.similarity,
     )
 
 
@@ -187,12 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with staging.uploads(args.submissions, args.out, args.layout, STAGING) as (layout, submissions, warnings):
             submissions = times.apply(submissions, recorded)
-            status = grade_class(options_of(args, seed), expected, layout, submissions, warnings + unread)
-            if args.similarity and status != 130:
-                from graders.similarity import cli as similarity  # copydetect, only when asked for
-
-                similarity.for_class(args.out, submissions)
-            return status
+            return grade_class(options_of(args, seed), expected, layout, submissions, warnings + unread)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: gradings stopped, finished grades kept, staging removed
         print("\ninterrupted: finished grades are kept; run again with --resume for the rest", file=sys.stderr)
         return 130

@@ -11,10 +11,12 @@ from __future__ import annotations
 import io
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from graders.reporting import output_files
 from graders.reporting.escape import markdown
+from graders.reporting.results import total_text
 
 from .loaded_class import LoadedClass
 from .records import StoredGrade
@@ -39,36 +41,16 @@ def summary(out: Path, facts: dict, loaded: LoadedClass, items: list[dict]) -> s
     lines = ["# minigrad: class summary", ""]
     if unread:
         lines += ["## Code found but not graded", "", *(f"- {markdown(warning)}" for warning in unread), ""]
-    lines += [
-        f"- layout: {markdown(str(facts['layout']))}, seed: {markdown(str(facts['seed']))}, "
-        f"isolation: {markdown(str(facts['isolation']))}",
-        f"- submissions: {facts['submissions']} (graded now: {facts['graded']}, unchanged and kept: "
-        f"{facts['kept']}, grader errors: {facts['errors']})",
-    ]
+    lines += [f"- {line}" for line in run_facts(facts, markdown)]
     if facts["missing"]:
         lines.append(f"- on the roster, no submission: {_names(facts['missing'])}")
     if facts["not_on_roster"]:
         lines.append(f"- graded but not on the roster: {_names(facts['not_on_roster'])}")
     lines += [f"- warning: {markdown(warning)}" for warning in facts["warnings"] if warning not in unread]
     if totals:
-        most = max(grade.max_score for grade in grades)
-        bonus = [grade.bonus for grade in grades]
-        lines += [
-            "",
-            "## Totals",
-            "",
-            "Without the bonus, out of the base maximum; the bonus (optional extensions) apart.",
-            "",
-            "| | mean | median | min | max | out of |",
-            "|---|---|---|---|---|---|",
-            f"| total | {statistics.mean(totals):.2f} | {number(statistics.median(totals))} | {number(min(totals))} "
-            f"| {number(max(totals))} | {number(most)} |",
-        ]
-        if any(grade.has_bonus for grade in grades):
-            lines.append(
-                f"| bonus | {statistics.mean(bonus):.2f} | {number(statistics.median(bonus))} | {number(min(bonus))} "
-                f"| {number(max(bonus))} | {number(bonus_most(records))} |"
-            )
+        lines += ["", "## Totals", "", f"{TOTALS_SAID} {mean_total(loaded)}.", ""]
+        lines += ["| | mean | median | min | max | out of |", "|---|---|---|---|---|---|"]
+        lines += [f"| {' | '.join(row)} |" for row in total_rows(loaded)]
         lines += lateness(loaded.standings)
         lines += ["", "## Parts", "", "| part | mean | out of |", "|---|---|---|"]
         lines += [
@@ -95,12 +77,61 @@ def lateness(where: dict[str, Standing]) -> list[str]:
     if not late:
         return []
     lines = ["", "## Late", "", f"{len(late)} late; the policy takes points from the base total only.", ""]
-    lines += ["| student | submitted | due | hours late | penalty | total after |", "|---|---|---|---|---|---|"]
+    lines += ["| student | submitted | due | hours late | penalty | total_after_late |", "|---|---|---|---|---|---|"]
     for st in late:
         cells = [st.student, st.key("submitted_at"), st.key("due"), st.key("hours_late"), st.key("penalty")]
         after = "" if st.after_late is None or not st.key("penalty") else number(st.after_late)
         lines.append("| " + " | ".join(markdown(cell, table=True) for cell in [*cells, after]) + " |")
     return lines
+
+
+def run_facts(facts: dict, quote: Callable[[str], str]) -> list[str]:
+    """The run's first facts, as summary.md and summary.html say them (`quote` escapes for each)."""
+    return [
+        f"layout: {quote(str(facts['layout']))}, seed: {quote(str(facts['seed']))}, "
+        f"isolation: {quote(str(facts['isolation']))}",
+        f"submissions: {facts['submissions']} (graded now: {facts['graded']}, unchanged and kept: "
+        f"{facts['kept']}, grader errors: {facts['errors']})",
+    ]
+
+
+TOTALS_SAID = (
+    "Over the graded students, named as grades.csv's columns: `total` is the base score, what the parts add up "
+    "to, out of the base maximum; `bonus_points` (the optional extensions) are apart, `total_with_bonus` adds them, "
+    "and `total_after_late` is the base after the late policy. Class mean:"
+)
+
+
+def total_rows(loaded: LoadedClass) -> list[list[str]]:
+    """The totals table of summary.md and summary.html: per grades.csv column, the mean, median,
+    minimum and maximum over the graded students, and what it is out of; the bonus rows where
+    the grades have a bonus, the late row where the policy took points."""
+    graded = [loaded.standings[student] for student in loaded.graded]
+    if not graded:
+        return []
+    most, has_bonus = max(st.max_score for st in graded), any(r.grade.has_bonus for r in loaded.graded.values())
+    bonus_top = bonus_most(loaded.graded)
+    columns = [("total", [st.base or 0.0 for st in graded], number(most))]
+    if has_bonus:
+        columns.append(("bonus_points", [st.bonus for st in graded], number(bonus_top)))
+        with_bonus = [(st.base or 0.0) + st.bonus for st in graded]
+        columns.append(("total_with_bonus", with_bonus, f"{number(most)} + {number(bonus_top)} bonus"))
+    if any(st.penalty for st in graded):
+        columns.append(("total_after_late", [st.after_late or 0.0 for st in graded], number(most)))
+    return [
+        [name, f"{statistics.mean(values):.2f}", *(number(f(values)) for f in (statistics.median, min, max)), top]
+        for name, values, top in columns
+    ]
+
+
+def mean_total(loaded: LoadedClass) -> str:
+    """The class's mean as every total is said, the bonus apart: "97.2 / 122 + 4.53 bonus"."""
+    graded = [loaded.standings[student] for student in loaded.graded]
+    base, bonus = (
+        round(statistics.mean(values), 2) for values in ([st.base or 0.0 for st in graded], [st.bonus for st in graded])
+    )
+    has_bonus = any(r.grade.has_bonus for r in loaded.graded.values())
+    return total_text(base, max(st.max_score for st in graded), bonus, has_bonus)
 
 
 def _names(students: list[str]) -> str:

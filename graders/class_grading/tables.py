@@ -45,6 +45,11 @@ def grades(out: Path, parts: list[str], loaded: LoadedClass) -> None:
     `bonus`: readers of the older grades.csv, whose `total` held the bonus, took `total - bonus`
     for the base, and would now read 117 for full marks.) The roll's
     `columns` (LMS keys, lateness, the total after the late policy) come last."""
+    write_csv(out, "grades.csv", *grade_rows(parts, loaded))
+
+
+def grade_rows(parts: list[str], loaded: LoadedClass) -> tuple[list[str], list[list]]:
+    """grades.csv's header and rows, as the file has them (summary.html shows the same cells)."""
     header = ["student", "total", "max_score", *parts, "bonus_points", "total_with_bonus", "seed", "isolation"]
     columns = loaded.roll.columns
     header += ["graded_at", "submission", "status", *columns]
@@ -77,7 +82,7 @@ def grades(out: Path, parts: list[str], loaded: LoadedClass) -> None:
                 *own,
             ]
         )
-    write_csv(out, "grades.csv", header, rows)
+    return header, rows
 
 
 def errors(out: Path, failed: dict[str, str]) -> None:
