@@ -181,3 +181,20 @@ def test_a_backward_that_runs_only_the_roots_closure_is_told_to_run_every_node(t
         "    hint:     backward() ran the `_backward` of only 1 of the graph's 3 computed nodes: "
         "run it once for every node of `topological_order(self)`"
     ), run.stdout
+
+
+def test_written_code_that_passes_nothing_is_not_told_to_begin(tmp_path: Path) -> None:
+    """ "Nothing passes yet, which is where everyone starts" is for holes not filled: a student
+    whose `Add`, `Mul` and `unbroadcast` are written, and wrong (a transpose for a sum), is told to
+    fix the first failure."""
+    folder = submission(tmp_path)
+    shutil.copy(ROOT / "assignments" / "minigrad" / "layers.py", folder / "minigrad" / "layers.py")
+    written = written_holes(ROOT / "reference" / "minigrad" / "tensor.py", {"unbroadcast", "Add", "Mul"})
+    unbroadcast = written.index("    extra = grad.ndim - len(shape)")
+    transposed = written[:unbroadcast] + "    return grad.T\n" + written[unbroadcast:]
+    (folder / "minigrad" / "tensor.py").write_text(transposed)
+    run = check(folder, "--part", "tensor")
+    assert table(run.stdout) == {"tensor": "0 / 59"}, run.stdout
+    assert "Nothing passes yet" not in run.stdout
+    assert "Fix the first failure of the earliest part first; later parts build on it." in run.stdout
+    assert first_failure(run.stdout).startswith("* test_forward_and_backward[a + b, (3, 1) + (1, 4)]\n"), run.stdout

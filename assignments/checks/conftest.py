@@ -224,6 +224,17 @@ def _qualified(code) -> str:
     return next((f.__qualname__ for f in functions), code.co_name)
 
 
+def not_attempted(excinfo: pytest.ExceptionInfo, folder: Path) -> bool:
+    """Whether the check stopped at a hole not filled yet (a `NotImplementedError` raised in
+    the student's code, a quiz answer not written), not at written code that is wrong."""
+    from feedback import Unanswered
+
+    exc = excinfo.value
+    return isinstance(exc, Unanswered) or (
+        isinstance(exc, NotImplementedError) and _student_frame(excinfo.tb, folder) is not None
+    )
+
+
 def short_message(excinfo: pytest.ExceptionInfo, folder: Path, part: str = "") -> str:
     """One plain-words explanation of why a check failed (in `part`, whose code it ran)."""
     from feedback import CheckFailure
@@ -317,7 +328,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     report.user_properties.append(("part", _part_of(item)))
     if call.excinfo is not None and report.failed and call.when == "call":
-        report.longrepr = short_message(call.excinfo, item.config.stash[SUBMISSION], _part_of(item))
+        folder = item.config.stash[SUBMISSION]
+        report.longrepr = short_message(call.excinfo, folder, _part_of(item))
+        report.user_properties.append(("not attempted", not_attempted(call.excinfo, folder)))
     return report
 
 
@@ -411,7 +424,7 @@ def closing(
             lines.append("`make check VERBOSE=1` shows every failure.")
         if chosen == [EXTENSIONS]:
             lines = ["The extensions are optional: each one that passes its hidden tests adds bonus points."]
-        elif not any(r.passed for reports in results.values() for r in reports) and not unloaded:
+        elif not unloaded and all(_not_attempted(r) for reports in results.values() for r in reports):
             start = chosen[0] if len(chosen) == 1 else PARTS[0]  # the part asked for, or the first
             lines = [
                 f"Nothing passes yet, which is where everyone starts. Begin with {start.label}:",
@@ -436,6 +449,12 @@ def closing(
         "Every public check passes. Submit when ready: the hidden tests check more.",
         f"Optional extensions for bonus points: {EXTENSIONS.lesson}, `make check PART=extensions`.",
     ]
+
+
+def _not_attempted(report) -> bool:
+    """When every check of the run stopped at a hole, nothing is written yet and the student is
+    told where to begin; a check of written code that fails is counted as any failure."""
+    return dict(report.user_properties).get("not attempted", False)
 
 
 def _sentence(text: str) -> str:

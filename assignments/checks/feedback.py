@@ -9,17 +9,30 @@ class CheckFailure(AssertionError):
     """A check that ran and disagreed; its message is shown to the student as is."""
 
 
+class Unanswered(CheckFailure):
+    """A quiz answer not written yet: like a hole not filled, not attempted (a run where
+    nothing is attempted tells the student where to begin)."""
+
+
 def describe(inputs: dict[str, object]) -> str:
     return ", ".join(f"{name} = {value!r}" for name, value in inputs.items())
 
 
-def fail(what: str, inputs: dict[str, object], expected: object, got: object, hint: str, where: str = "") -> None:
-    """Raise the failure: what was checked, the inputs, expected, got, where in the student's
-    code the value came from (a wrong value names its function and line, as a crash does),
-    and the hint."""
+def fail(
+    what: str,
+    inputs: dict[str, object],
+    expected: object,
+    got: object,
+    hint: str,
+    where: str = "",
+    kind: type[CheckFailure] = CheckFailure,
+) -> None:
+    """Raise the failure (a `kind`): what was checked, the inputs, expected, got, where in the
+    student's code the value came from (a wrong value names its function and line, as a crash
+    does), and the hint."""
     shown_inputs = f"    inputs:   {describe(inputs)}\n" if inputs else ""
     shown_where = f"    where:    {where}\n" if where else ""
-    raise CheckFailure(
+    raise kind(
         f"{what}\n{shown_inputs}    expected: {expected!r}\n    got:      {got!r}\n{shown_where}    hint:     {hint}"
     )
 

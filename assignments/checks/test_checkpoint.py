@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from feedback import fail
+from feedback import Unanswered, fail
 from quiz import load_answers
 
 pytestmark = pytest.mark.checkpoint
@@ -22,6 +22,7 @@ def test_answer_is_given_and_well_formed(name):
             f"an answer ({'a number' if kind == 'number' else 'one of ' + kind})",
             "no answer yet",
             f"replace the two stub lines under the question with `{name} = ...`",
+            kind=Unanswered,
         )
     got = ANSWERS[name]
     if kind == "number":
