@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-from public_checks_run import check, submission, table
 
 from course.release import ROOT
 from course.submissions import materialize
 from graders.audit.grading import CHECKS, check_command, check_env
 
 from grading import ctrl_c_reaches_it
+from public_checks_run import check, submission, table
 
 SPECS = ROOT / "tests" / "submissions"
 

@@ -10,9 +10,9 @@ import re
 import shutil
 from pathlib import Path
 
-from public_checks_run import check, first_failure, line_of, submission, table
-
 from course.release import ROOT
+
+from public_checks_run import check, first_failure, line_of, submission, table
 
 SEED = "        self.grad = 1.0\n"
 REVERSED = "        for node in reversed(order):\n"

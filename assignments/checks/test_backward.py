@@ -8,9 +8,9 @@ neuron keeps its tanh, made by the checks themselves (`trusted.tanh_node`).
 
 import random
 
-import evidence
 import pytest
 
+import evidence
 from feedback import close, expect_close, fail
 from student import located, module
 from trusted import central_difference, random_program, run_program, show_program, tanh_node

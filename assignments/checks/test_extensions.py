@@ -9,9 +9,9 @@ small walker and an upstream gradient of 2.5, and compare them with central diff
 import math
 import random
 
-import evidence
 import pytest
 
+import evidence
 from feedback import expect_close, expect_raises, fail
 from student import located, module
 from trusted import central_difference, local_backward

@@ -7,9 +7,9 @@ with an upstream gradient of 2.5, not 1, so a missing `* out.grad` shows.
 import math
 import random
 
-import evidence
 import pytest
 
+import evidence
 from feedback import expect_close, expect_raises, fail
 from student import located, module
 from trusted import central_difference, local_backward
