@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html.parser
 import re
+import shutil
 import unicodedata
 from pathlib import Path
 
@@ -310,21 +311,24 @@ def test_a_package_that_is_a_link_is_said_refused(tmp_path: Path) -> None:
     assert f"## Notes\n\n- {said}\n" in feedback.markdown_page("s1", results)
 
 
-def test_a_member_an_archive_left_out_is_said_refused_where_the_grader_calls_it_missing() -> None:
-    """The class command's archives keep the package where the student had it (hw1/minigrad/):
-    the file the grader calls `minigrad/nn.py` is the one refused as `hw1/minigrad/nn.py`."""
-    name = "mlp: SGD.step() [sgd-step]"
-    test = {"name": name, "tags": ["mlp"], "score": 0.0, "max_score": 1.0, "status": "failed"}
-    results = {
-        "score": 0.0,
-        "max_score": 1.0,
-        "tests": [test | {"output": "SGD.step(): `minigrad/nn.py` is missing, so this could not run"}],
-        "extra_data": {
-            "refused": ["hw1/minigrad/nn.py: over 512 KiB, the most the grader reads; left out"],
-            "root_causes": [{"title": "`minigrad/nn.py` is missing", "tests": [name], "note": []}],
-        },
-    }
+@needs_isolation
+def test_a_member_an_archive_left_out_is_said_refused_where_the_grader_calls_it_missing(tmp_path: Path) -> None:
+    """The class command's archives keep the package where the student had it (hw1/minigrad/)
+    and hand the grader what they left out (--refused): the file the child lacks as
+    `minigrad/nn.py` is the one refused as `hw1/minigrad/nn.py`, and every test that needed it,
+    its root cause and the feedback say so, with the reason."""
+    shutil.copytree(ROOT / "reference" / "minigrad", tmp_path / "upload" / "minigrad")
+    (tmp_path / "upload" / "minigrad" / "nn.py").unlink()
+    refused = "hw1/minigrad/nn.py: over 512 KiB, the most the grader reads; left out"
+    _, results = grade(tmp_path / "upload", tmp_path / "out", "--parts", "mlp", "--refused", refused)
     said = "`hw1/minigrad/nn.py` was refused: over 512 KiB, the most the grader reads; left out"
+    assert results["extra_data"]["root_causes"][0]["title"] == said
+    needing = [test["output"] for test in results["tests"] if "nn.py" in test["output"]]
+    assert len(needing) == len(results["extra_data"]["root_causes"][0]["tests"])
+    assert all(
+        "`hw1/minigrad/nn.py` was refused, so this could not run (see the notes under the score table)" in said
+        and "is missing" not in said
+        for said in needing
+    )
     written = feedback.markdown_page("s1", results)
-    assert f"- {said}\n" in written and f"### 1. {said}\n" in written
-    assert "SGD.step(): `hw1/minigrad/nn.py` was refused, so this could not run" in written
+    assert f"- {said}\n" in written and f"### 1. {said}\n" in written and "is missing" not in written

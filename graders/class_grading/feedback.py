@@ -59,7 +59,7 @@ def gather(student: str, results: dict, standing: Standing | None = None) -> Fee
         [intake.for_student(problem) for problem in refused] + said,
         [(part, got, most) for part, (got, most) in grade.parts.items()],
         grade.bonus if grade.has_bonus else None,
-        [_as_refused(failure, intake.refused_files(refused)) for failure in failures(results)],
+        failures(results),
     )
 
 
@@ -84,19 +84,6 @@ def _failure(group: root_cause.Group, failed: dict[str, GradedTest]) -> Failure:
     lost = sum(failed[name].max_score - failed[name].score for name in names)
     message = "\n".join(group.note) if group.note else failed[names[0]].output
     return Failure(group.title, names, lost, message, bool(group.note))
-
-
-def _as_refused(failure: Failure, refused: dict[str, str]) -> Failure:
-    """A group the grader titled "`minigrad/nn.py` is missing" when the file was handed in
-    and refused (as `minigrad/nn.py`, or as `hw1/minigrad/nn.py` in an archive): the student
-    is told so, and why, rather than that it is missing."""
-    for path, reason in refused.items():
-        name = "minigrad/" + path.rpartition("/")[2]
-        missing = f"`{name}` is missing"
-        if failure.title == missing and (path == name or path.endswith("/" + name)):
-            failure.title = f"`{path}` was refused: {reason}"
-            failure.message = failure.message.replace(missing, f"`{path}` was refused")
-    return failure
 
 
 def lateness(standing: Standing | None) -> list[str]:

@@ -35,6 +35,7 @@ from graders.uploads import intake
 from . import reference_cache, upload_check
 from .grading_run import GradingRun
 from .plugin import Grading
+from .refusals import said_refused
 
 VISIBILITIES = ("after_due_date", "after_published", "visible", "hidden")  # Gradescope's words
 
@@ -172,6 +173,7 @@ def grade(submission: Path, out: Path, options: Options, who: identity.Identity 
             say("\n".join([f"grader error ({status!r}), no grade written:", *grading.grader_errors]), sys.stderr)
             return 2
         hidden = [replace(r, visibility=options.visibility or r.visibility) for r in grading.records]
+        hidden = said_refused(hidden, copied.refused)
         records = first + hidden
         api, groups = grading.api, root_cause.group(hidden, grading.locations)
     level = isolation.level
