@@ -46,7 +46,7 @@ background:var(--paper);overflow-wrap:anywhere}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:1.6em;border-bottom:1px solid var(--rule)}
 a{color:inherit}code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em;background:var(--band);
 padding:0 .2em;border-radius:3px}
-.scroll{overflow-x:auto}table{border-collapse:collapse;min-width:100%}
+.scroll{overflow-x:auto}table{border-collapse:collapse;min-width:100%;overflow-wrap:break-word}
 th,td{text-align:left;vertical-align:top;padding:.3em .5em;border-bottom:1px solid var(--rule)}
 tbody th{white-space:nowrap}#items-table tbody th{white-space:normal;min-width:14em}
 thead th{background:var(--band);white-space:nowrap}
