@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import json
 import os
 import shutil
 import signal
@@ -612,3 +613,21 @@ def test_an_upload_that_cannot_be_packed_or_written_costs_only_its_student(tmp_p
         "'utf-8' codec can't encode character '\\udcff' in position 0: surrogates not allowed",
         "writes-badly": "the grade could not be written: OSError: [Errno 28] No space left on device",
     }
+
+
+@needs_isolation
+def test_a_file_an_archive_left_out_is_said_refused_to_the_student(tmp_path: Path) -> None:
+    """A student's archive whose nn.py is over the size cap: unpacking leaves the file out, and
+    the grading is told (--refused), so the tests that need it, their root cause and the extra
+    data say it was refused and why, not that it is missing."""
+    reference = ROOT / "reference" / "minigrad"
+    members = {f"hw1/minigrad/{path.name}": path.read_bytes() for path in reference.glob("*.py")}
+    members["hw1/minigrad/nn.py"] = b"# padding\n" * 60_000  # 586 KiB
+    (tmp_path / "class" / "s1").mkdir(parents=True)
+    (tmp_path / "class" / "s1" / "hw1.tar.gz").write_bytes(tar_bytes(members))
+    grade_class(tmp_path / "class", tmp_path / "out", "--parts", "mlp")
+    results = json.loads((tmp_path / "out" / "s1" / "results.json").read_text())
+    reason = "over 512 KiB, the most the grader reads; left out"
+    assert results["extra_data"]["refused"] == [f"hw1/minigrad/nn.py: {reason}"]
+    assert results["extra_data"]["root_causes"][0]["title"] == f"`hw1/minigrad/nn.py` was refused: {reason}"
+    assert not any("is missing" in test["output"] for test in results["tests"])

@@ -103,7 +103,9 @@ def grade_class(
         for student in group:
             records.forget(out / student)  # complete again only once this grading is
             stored[student] = None
-        tasks.append(dispatch.Task(submission.student, submission.folder, seconds, submission.source))
+        tasks.append(
+            dispatch.Task(submission.student, submission.folder, seconds, submission.source, submission.left_out)
+        )
     tasks.sort(key=lambda task: -task.seconds)  # the longest first, so none starts last (when known)
     cache = None if options.scheduler else str(out / CACHE)  # a cluster's workers keep their own
     flagged: dict[str, str] = {}
@@ -284,7 +286,8 @@ def _job(
     seen[task.student] = replace(packed, archive=b"")
     if not packed.found:
         flagged[task.student] = not_found(task, out, base.argv())
-    options = replace(base, label=task.source or str(task.upload), refused=tuple(packed.refused)).argv()
+    refused = (*task.left_out, *packed.refused)
+    options = replace(base, label=task.source or str(task.upload), refused=refused).argv()
     return jobs.Job(task.student, packed.archive, packed.digest, options, kit, cache, task.seconds)
 
 

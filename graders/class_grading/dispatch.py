@@ -29,6 +29,7 @@ class Task:
     upload: Path
     seconds: float  # how long the student's last grading took; 0 when unknown
     source: str = ""  # the upload where the instructor finds it
+    left_out: tuple[str, ...] = ()  # files left out while unpacking it, with why (layouts.Submission)
 
 
 def run(

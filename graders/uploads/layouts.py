@@ -53,6 +53,7 @@ class Submission:
     late: bool = False  # the LMS marked it late
     graded_as: str = ""  # a group member: graded once, as this student
     file_time: datetime.datetime | None = None  # its newest file's modification time: a hand-in time only on request
+    left_out: tuple[str, ...] = ()  # files of it left out while unpacking ("hw1/minigrad/nn.py: ...; left out")
 
 
 @dataclass
@@ -70,6 +71,7 @@ class _Found:
     group: str = ""  # members of one group submission share it
     file_time: datetime.datetime | None = None
     key: str = ""  # the LMS's key, added to the id when two students' names come out alike
+    left_out: tuple[str, ...] = ()
 
 
 def detect(path: Path) -> str:
@@ -218,9 +220,16 @@ def _named(found: list[_Found]) -> tuple[list[Submission], list[str]]:
                 f.late,
                 "" if graded_as == student else graded_as,
                 f.file_time,
+                f.left_out,
             )
         )
     return sorted(submissions, key=lambda s: s.student), warnings
+
+
+def _files_left_out(notes: list[str]) -> tuple[str, ...]:
+    """The notes that say a file was left out, and why: the grader is handed them (--refused),
+    so the student is told the file was refused rather than that it is missing."""
+    return tuple(note for note in notes if intake.refused_files([note]))
 
 
 def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> None:
@@ -229,6 +238,7 @@ def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> 
     folder). An archive that cannot be unpacked refuses
     the upload unless a package is found without it (then it is only said)."""
     staged: dict[Path, tuple[Path | None, str]] = {}
+    left_out: dict[Path, tuple[str, ...]] = {}  # by the upload's folder, as `staged`
     for n, entry in enumerate(found):
         if entry.folder is None or entry.refused or not _holds_archive(entry.folder):
             continue
@@ -248,6 +258,8 @@ def _stage_archives(found: list[_Found], staging: Path, warnings: list[str]) -> 
                 staged[entry.folder] = (None, str(exc))
                 shutil.rmtree(target)  # nothing of a refused upload is kept
             warnings += [f"{entry.source}: {note}" for note in budget.notes]
+            left_out[entry.folder] = _files_left_out(budget.notes)
+        entry.left_out = left_out.get(entry.folder, ())
         entry.folder, entry.refused = staged[entry.folder]
 
 
@@ -314,6 +326,7 @@ def _lms(
                 upload.refused,
                 late=upload.late,
                 key=upload.user,
+                left_out=_files_left_out(upload.notes),
             )
         )
         warnings += [f"{source}: {note}" for note in upload.notes]
