@@ -90,6 +90,7 @@ bench: $(VENV)/.machine-grade $(VENV)/.dev
 	BENCH_LOAD_SAID=1 BENCH_RUNS=$(RUNS) $(PY) bench/grade_speed.py
 	BENCH_LOAD_SAID=1 $(PY) bench/tensor_speed.py
 	BENCH_LOAD_SAID=1 BENCH_RUNS=$(RUNS) $(PY) bench/class_speed.py
+	BENCH_LOAD_SAID=1 BENCH_RUNS=$(RUNS) $(PY) bench/class_resume.py
 	BENCH_LOAD_SAID=1 BENCH_RUNS=$(RUNS) $(PY) bench/similarity_speed.py
 	BENCH_LOAD_SAID=1 $(PY) bench/similarity_peers.py
 
