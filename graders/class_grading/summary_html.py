@@ -150,7 +150,7 @@ def _look(out: Path, loaded: LoadedClass, commands: dict) -> str:
         output = record.results.get("output", "") if record else ""
         notes = [line for line in output.splitlines() if line.startswith(NOTES)] if isinstance(output, str) else []
         if notes:
-            reasons.setdefault(student, []).extend(html(line) for line in notes)
+            reasons.setdefault(student, []).extend(html_text(line) for line in notes)
     for student, other, share, other_share, tokens in _similar(out):
         for one, two, mine, theirs in ((student, other, share, other_share), (other, student, other_share, share)):
             reasons.setdefault(one, []).append(
