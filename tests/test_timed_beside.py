@@ -10,6 +10,7 @@ timeout where a hang is waited for.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import textwrap
@@ -49,6 +50,7 @@ class Value:
 
 STEPS = '''
 import importlib
+import os
 
 from steps import step
 
@@ -58,6 +60,12 @@ def call_value(run, *, method):
     """Call `method` of a new minigrad.engine.Value."""
     engine = importlib.import_module("minigrad.engine")
     run.out.append(getattr(engine.Value(), method)())
+
+
+@step
+def niceness(run):
+    """How much lower than the grader's the child's priority is."""
+    run.out.append(os.nice(0))
 '''
 
 
@@ -74,9 +82,10 @@ SPIN = "took too long (over 1 s); look for an endless loop in Value.spin (engine
 
 
 def call(method: str, limit: float | None = None) -> list[list]:
-    """A program calling `method`; with `limit`, a measured one (stopped after 1.5 s)."""
+    """A program calling `method`, then saying its child's niceness; with `limit`, a measured one
+    (stopped after 1.5 s)."""
     timed = [["measured", {"what": method, "limit": limit, "stop_after": 1.5}]] if limit else []
-    return [*timed, ["call_value", {"method": method}]]
+    return [*timed, ["call_value", {"method": method}], ["niceness", {}]]
 
 
 @contextmanager
@@ -134,9 +143,12 @@ def run(level: str, programs: list[list], monkeypatch, timeout: float = 1.0) -> 
 def test_the_measured_child_runs_beside_the_others_only_at_bwrap_and_counts_only_its_own(
     level: str, monkeypatch
 ) -> None:
-    """Its count holds none of the 2 s the other child burns, even while both run."""
+    """Its count holds none of the 2 s the other child burns, even while both run; beside them, it
+    runs at a lower priority (its count is CPU time, which priority does not change)."""
     (burned, timed), started = run(level, [call("burn"), call("fine", limit=5.0)], monkeypatch, 10.0)
-    assert burned.out == [2] and timed.out == [1] and timed.error is None
+    ours = os.nice(0)
+    assert burned.out == [2, ours] and timed.error is None
+    assert timed.out == [1, ours + child_loop.BESIDE_NICE if level == "bwrap" else ours]
     assert timed.cpu is not None and timed.cpu < 1.0
     assert sorted(child.role for child in started) == ["main", "timed"]
     assert any(child.beside for child in started) == (level == "bwrap")
@@ -149,7 +161,7 @@ def test_a_measured_program_meets_what_the_others_learnt_wherever_it_ran(level: 
     (stopped at its own 1.5 s), and that outcome was set aside: it ran again, after."""
     outcomes, started = run(level, [call("spin"), call("spin", limit=0.5), call("fine")], monkeypatch)
     assert [o.error and o.error["message"] for o in outcomes] == [SPIN, SPIN, None]
-    assert outcomes[2].out == [1]
+    assert outcomes[2].out == [1, os.nice(0)]
     again = ["timed"] if level == "bwrap" else []
     assert sorted(child.role for child in started) == ["main", "main", "timed", *again]
     assert started[-1].role == "timed" and not started[-1].beside  # the last child: the measured program, after
@@ -178,3 +190,15 @@ def test_the_end_of_a_grading_kills_what_either_uid_left_running() -> None:
         assert [identity.processes(uid) for uid in (who.uid, who.timed.uid)] == [[p.pid] for p in left]
     assert [identity.processes(uid) for uid in (who.uid, who.timed.uid)] == [[], []]
     assert not any(processes.alive(process.pid) for process in left)  # killed, and reaped by the sweep
+
+
+@pytest.mark.parametrize("level", ["local", *STRONG])
+def test_a_measured_program_that_timed_out_beside_the_others_is_decided_after_them(level: str, monkeypatch) -> None:
+    """Beside them it may have been starved (it runs at a lower priority): its time-out decides
+    nothing, and the program runs again after them, as everywhere else."""
+    outcomes, started = run(level, [call("fine"), call("spin", limit=0.5)], monkeypatch)
+    said = "took too long (over 1.5 s); look for an endless loop in Value.spin (engine.py, line 7)"
+    assert [o.error and o.error["message"] for o in outcomes] == [None, said]
+    again = ["timed"] if level == "bwrap" else []
+    assert sorted(child.role for child in started) == ["main", "timed", *again]
+    assert started[-1].role == "timed" and not started[-1].beside

@@ -27,6 +27,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from graders.course_facts.kit import REFERENCE
@@ -47,6 +48,11 @@ FULL_CORE = 0.9  # share of a core above which a child at its deadline was simpl
 ASLEEP = 0.1  # share below which it was not starved but waiting: it is run again, in a fresh child
 MAX_STRETCH = 2.0  # the most a starved program's time is stretched: a hang then costs at most 2 program times
 REFERENCE_PATIENCE = 6.0  # the trusted reference never loops: only a loaded machine slows it
+# A measured child beside the others runs at a lower priority: its count is CPU time, which
+# priority does not change, and it then takes the cores the others and the parent leave idle
+# rather than slowing the programs the grade waits on. Its time-outs decide nothing (it may have
+# been starved): a measured program that timed out beside them runs again after them.
+BESIDE_NICE = 10
 SKIPPED = "skipped: an earlier program of this test took too long; look for an endless loop"
 OUT_OF_TIME = f"skipped: the grading's time budget ({GRADING_BUDGET:.0f} s) was spent; look for endless loops or sleeps"
 
@@ -92,9 +98,9 @@ def run_child(
     the others (so that one child runs every other program: a child costs its start), and its
     CPU is counted; the reference's, whose time no test judges, run in order with the others.
     Where the children are walled apart (sandbox.Isolation.apart), the measured programs start
-    at once, beside the others, and their outcomes stand when the others' run ended calm, since
-    they then met exactly what they would have met after it (`_Loop.calm`); else they run again,
-    after.
+    at once, beside the others (at a lower priority, BESIDE_NICE), and their outcomes stand when
+    both runs ended calm: the others' changed nothing the measured programs meet, and none of
+    these timed out (`_Loop.calm`); else they run again, after, as they would have.
     """
     order = sorted(range(len(programs)), key=lambda i: alone and measured(programs[i]) is not None)
     told = None if settled is None else lambda j, outcome: settled(order[j], outcome)
@@ -102,12 +108,12 @@ def run_child(
     loop = _Loop(workdir, *ordered, isolation, patience, told, alone)
     timed = next((j for j, i in enumerate(order) if alone and measured(programs[i])), len(order))
     if timed < len(order) and isolation.apart:
-        ahead = _Loop(workdir, *ordered, isolation, patience, None, alone, loop.end)
+        ahead = _Loop(workdir, *ordered, replace(isolation, nice=BESIDE_NICE), patience, None, alone, loop.end)
         with ThreadPoolExecutor(max_workers=1) as pool:
             beside = pool.submit(ahead.run, timed, len(order))
             loop.run(0, timed)
             beside.result()
-        if loop.calm:
+        if loop.calm and ahead.calm:
             for j in range(timed, len(order)):
                 loop.settle(j, ahead.outcomes[j])
     loop.run(len(loop.outcomes), len(order))

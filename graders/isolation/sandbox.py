@@ -163,9 +163,9 @@ def _bwrap_works() -> bool:
     return ran.returncode == 0
 
 
-def _preexec(identity: Identity | None, own_namespaces: bool):
+def _preexec(identity: Identity | None, own_namespaces: bool, nice: int):
     """Runs in the child between fork and exec: new session, cgroup, the user level's own
-    network and /proc (as root, before the uid is dropped), limits, then the uid."""
+    network and /proc (as root, before the uid is dropped), priority, limits, then the uid."""
     procs_files = identity.limits.procs_files() if identity and identity.limits else []
 
     def setup() -> None:
@@ -179,6 +179,8 @@ def _preexec(identity: Identity | None, own_namespaces: bool):
         # Same memory layout every run: set iteration order over Values follows id(), so a
         # buggy, order-dependent submission then gets the same score every time it is graded.
         ctypes.CDLL(None).personality(ADDR_NO_RANDOMIZE)
+        if nice:
+            os.nice(nice)
         for limit, value in LIMITS.items():
             resource.setrlimit(limit, (value, value))
         if identity:
@@ -243,13 +245,15 @@ def command(level: str, workdir: Path, script: str, proc_mount: tuple[str, ...] 
 @dataclass(frozen=True)
 class Isolation:
     """How to run a child: the level, the grading's identity (None: as this user), for bwrap
-    the way /proc is mounted (chosen by the self-test), and for the user level whether the
-    child gets a network and a /proc of its own (where root may make them)."""
+    the way /proc is mounted (chosen by the self-test), for the user level whether the
+    child gets a network and a /proc of its own (where root may make them), and how much
+    lower than the grader's its priority is (os.nice)."""
 
     level: str
     identity: Identity | None = None
     proc_mount: tuple[str, ...] = PROC_MOUNTS[0]
     own_namespaces: bool = False
+    nice: int = 0
 
     @property
     def runs_as(self) -> Identity | None:
@@ -316,7 +320,7 @@ def run(
             stderr=subprocess.PIPE,
             cwd=workdir,
             env=env,
-            preexec_fn=_preexec(identity, isolation.level == "user" and isolation.own_namespaces),
+            preexec_fn=_preexec(identity, isolation.level == "user" and isolation.own_namespaces, isolation.nice),
             close_fds=True,
         )
     except (OSError, subprocess.SubprocessError) as exc:  # the uid's process limit; namespaces refused
