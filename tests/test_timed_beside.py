@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -127,6 +128,10 @@ def run(level: str, programs: list[list], monkeypatch, timeout: float = 1.0) -> 
         finally:
             with lock:
                 running.remove(role)
+            # the others' run ends (and the measured child's priority is restored) only once the
+            # measured child beside it is done, so that what it says of its priority is certain
+            while role == "main" and "timed" in running:
+                time.sleep(0.01)
 
     monkeypatch.setattr(sandbox, "run", watched)
     with isolated(level) as (workdir, isolation):
@@ -144,7 +149,8 @@ def test_the_measured_child_runs_beside_the_others_only_at_bwrap_and_counts_only
     level: str, monkeypatch
 ) -> None:
     """Its count holds none of the 2 s the other child burns, even while both run; beside them, it
-    runs at a lower priority (its count is CPU time, which priority does not change)."""
+    runs at a lower priority while they run (its count is CPU time, which priority does not
+    change)."""
     (burned, timed), started = run(level, [call("burn"), call("fine", limit=5.0)], monkeypatch, 10.0)
     ours = os.nice(0)
     assert burned.out == [2, ours] and timed.error is None
@@ -202,3 +208,16 @@ def test_a_measured_program_that_timed_out_beside_the_others_is_decided_after_th
     again = ["timed"] if level == "bwrap" else []
     assert sorted(child.role for child in started) == ["main", "timed", *again]
     assert started[-1].role == "timed" and not started[-1].beside
+
+
+@pytest.mark.skipif(not STRONG, reason="a grading's uids need root")
+def test_once_the_others_are_done_the_measured_childs_processes_get_the_graders_priority_again() -> None:
+    with identity.claimed() as who:
+        isolation = sandbox.Isolation("bwrap", who).timed()
+        lower = subprocess.Popen(["sleep", "600"], user=who.timed.uid, process_group=0)
+        other = subprocess.Popen(["sleep", "600"], user=who.uid, process_group=0)
+        for process in (lower, other):
+            os.setpriority(os.PRIO_PROCESS, process.pid, os.nice(0) + child_loop.BESIDE_NICE)
+        sandbox.restore_priority(isolation)
+        said = [os.getpriority(os.PRIO_PROCESS, process.pid) for process in (lower, other)]
+    assert said == [os.nice(0), os.nice(0) + child_loop.BESIDE_NICE]  # the other uid's stays

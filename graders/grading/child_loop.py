@@ -48,10 +48,10 @@ FULL_CORE = 0.9  # share of a core above which a child at its deadline was simpl
 ASLEEP = 0.1  # share below which it was not starved but waiting: it is run again, in a fresh child
 MAX_STRETCH = 2.0  # the most a starved program's time is stretched: a hang then costs at most 2 program times
 REFERENCE_PATIENCE = 6.0  # the trusted reference never loops: only a loaded machine slows it
-# A measured child beside the others runs at a lower priority: its count is CPU time, which
-# priority does not change, and it then takes the cores the others and the parent leave idle
-# rather than slowing the programs the grade waits on. Its time-outs decide nothing (it may have
-# been starved): a measured program that timed out beside them runs again after them.
+# A measured child beside the others runs at a lower priority while they run: its count is CPU
+# time, which priority does not change, and it then takes the cores the others and the parent
+# leave idle rather than slowing the programs the grade waits on. Its time-outs decide nothing
+# (it may have been starved): a measured program that timed out beside them runs again after them.
 BESIDE_NICE = 10
 SKIPPED = "skipped: an earlier program of this test took too long; look for an endless loop"
 OUT_OF_TIME = f"skipped: the grading's time budget ({GRADING_BUDGET:.0f} s) was spent; look for endless loops or sleeps"
@@ -98,7 +98,7 @@ def run_child(
     the others (so that one child runs every other program: a child costs its start), and its
     CPU is counted; the reference's, whose time no test judges, run in order with the others.
     Where the children are walled apart (sandbox.Isolation.apart), the measured programs start
-    at once, beside the others (at a lower priority, BESIDE_NICE), and their outcomes stand when
+    at once, beside the others (at a lower priority while they run), and their outcomes stand when
     both runs ended calm: the others' changed nothing the measured programs meet, and none of
     these timed out (`_Loop.calm`); else they run again, after, as they would have.
     """
@@ -112,6 +112,8 @@ def run_child(
         with ThreadPoolExecutor(max_workers=1) as pool:
             beside = pool.submit(ahead.run, timed, len(order))
             loop.run(0, timed)
+            ahead.isolation = isolation  # the others are done: no more waiting for them
+            sandbox.restore_priority(isolation.timed())
             beside.result()
         if loop.calm and ahead.calm:
             for j in range(timed, len(order)):

@@ -404,6 +404,17 @@ def cpu_seconds(identity: Identity | None, session: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def restore_priority(isolation: Isolation) -> None:
+    """Give every process of `isolation`'s uid this process's priority again: a child started at
+    a lower one (Isolation.nice) whose reason to wait is over."""
+    if (who := isolation.runs_as) is None:
+        return
+    try:
+        os.setpriority(os.PRIO_USER, who.uid, os.getpriority(os.PRIO_PROCESS, 0))
+    except OSError:  # no process of that uid is left
+        pass
+
+
 def kill_running() -> None:
     """SIGKILL every child this process has running, trusted reference runs included."""
     for group in list(RUNNING):
