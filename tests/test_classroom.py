@@ -136,7 +136,7 @@ LINES = {
     "value": ("value: 71 of 71 checks, 28 / 28", "value: 0 of 71 checks, 0 / 28"),
     "backward": ("backward: 13 of 13 checks, 22 / 22", "backward: 0 of 13 checks, 0 / 22"),
     "mlp": ("mlp: 19 of 19 checks, 28 / 28", "mlp: 0 of 19 checks, 0 / 28"),
-    "tensor": ("tensor: 54 of 54 checks, 32 / 32", "tensor: 0 of 54 checks, 0 / 32"),
+    "tensor": ("tensor: 59 of 59 checks, 32 / 32", "tensor: 0 of 59 checks, 0 / 32"),
     "checkpoint": (f"checkpoint: 12 of 12 checks, 0 / 0{HIDDEN}", f"checkpoint: 0 of 12 checks, 0 / 0{HIDDEN}"),
 }
 

@@ -33,27 +33,30 @@ def function_backward(out, upstream) -> None:
     `out`, from `upstream`, with the checks' own order and sums, and add each leaf's gradient
     to its `grad`. An operation's checks then need its `Function` and `unbroadcast` only, not
     `Tensor.backward`, whose own checks come after: a student with `Add`, `Mul` and
-    `unbroadcast` written sees those pass before writing `Tensor.backward`."""
-    order, seen, stack = [], set(), [(out, False)]
-    while stack:
-        node, inputs_done = stack.pop()
-        if inputs_done:
-            order.append(node)
-        elif id(node) not in seen:
+    `unbroadcast` written sees those pass before writing `Tensor.backward`. A plain recursive
+    walk (the checks' graphs are a few nodes deep): the release ships this file, and the
+    iterative walk a deep graph needs is the student's to write."""
+    order, seen = [], set()
+
+    def visit(node) -> None:
+        if node.requires_grad and id(node) not in seen:
             seen.add(id(node))
-            stack.append((node, True))
-            inputs = node._creator.inputs if node._creator is not None else ()
-            stack.extend((parent, False) for parent in inputs if parent.requires_grad)
-    arrived = {id(out): upstream}
+            for parent in node._creator.inputs if node._creator is not None else ():
+                visit(parent)
+            order.append(node)
+
+    visit(out)
+    received = {id(out): upstream}
     for node in reversed(order):
-        if (grad := arrived.pop(id(node), None)) is None:
+        grad = received.pop(id(node), None)
+        if grad is None:
             continue
         if node._creator is None:
             node.grad = grad if node.grad is None else node.grad + grad
-            continue
-        for parent, share in zip(node._creator.inputs, node._creator.backward(grad)):
-            if parent.requires_grad and share is not None:
-                arrived[id(parent)] = arrived[id(parent)] + share if id(parent) in arrived else share
+        else:
+            for parent, share in zip(node._creator.inputs, node._creator.backward(grad)):
+                if share is not None and parent.requires_grad:
+                    received[id(parent)] = received.get(id(parent), 0) + share
 
 
 def central_difference(f: Callable[..., float], xs: Sequence[float], h: float = 1e-6) -> list[float]:
