@@ -37,7 +37,8 @@ def grader_tmp() -> Iterator[Path]:
     work.chmod(0o711)
     try:
         yield work
-        assert os.listdir(work) == [], "the grader left work folders behind"
+        left = sorted(str(path.relative_to(work)) for path in work.rglob("*"))
+        assert left == [], f"the grader left work folders behind: {left[:20]}"
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
