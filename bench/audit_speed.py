@@ -1,6 +1,6 @@
 """How long `make audit` takes: every mutant graded by the public checks and the hidden grader.
 
-Target (issue 23): the whole audit in under 15 minutes on a 2-core machine, with 2 jobs. The
+Target: the whole audit in under 15 minutes on a 2-core machine, with 2 jobs. The
 wall time depends on what else the machine runs, so the CPU seconds of every grading are
 printed too: on 2 idle cores the audit takes about half of them.
 """

@@ -6,7 +6,7 @@ several runs (bench/repeat.py), with its spread and the CPU time of the processe
 
     python bench/class_speed.py [--students N]
 
-Targets on a 2-core machine (issue "speed"): `--jobs 2` at least 1.8x faster than `--jobs 1`;
+Targets on a 2-core machine: `--jobs 2` at least 1.8x faster than `--jobs 1`;
 100 students in under 60 s; at least 5x faster than nbgrader autograde; the cluster within
 1.15x of `--jobs 2`, with under 20 ms of scheduling overhead per grading. A shared or loaded
 machine makes every figure slower and the ratios smaller: the bench says so when it starts.

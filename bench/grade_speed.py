@@ -3,7 +3,7 @@ submission, and whole gradings of submissions that hang; graded at the strongest
 available, each figure the median of several runs (bench/repeat.py) with its spread and the
 CPU time of the grader and its children.
 
-Targets (issue "speed"): all parts of one submission in at most 1.0 s, for a correct
+Targets: all parts of one submission in at most 1.0 s, for a correct
 submission and for one with a syntax error alike; a submission that hangs, whatever it prints
 meanwhile and however many parts reach the hang, in at most 15 s.
 

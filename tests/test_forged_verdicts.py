@@ -1,4 +1,4 @@
-"""A submission that forges the child's answers gains nothing (issue 23).
+"""A submission that forges the child's answers gains nothing.
 
 The child only reports what it observed, and the parent decides (graders/child/steps.py): a
 `minigrad/__init__.py` can replace the child's `run_program` with its own and answer anything,
