@@ -93,8 +93,10 @@ def test_the_server_listens_on_nothing_and_its_gradings_carry_no_flags_on_their_
             ]
             pid = client.start(flags, tmp_path / "err")
             command_lines = [Path(f"/proc/{p}/cmdline").read_bytes() for p in (client.process.pid, pid)]
-            descriptors = [link for p in (client.process.pid, pid) for link in open_descriptors(p)]
             time.sleep(2)  # into jay's endless loop, the grader's SIGTERM handler set
+            # Read once the grading is past its self-test, whose canary (isolation/selftest.py)
+            # listens on 127.0.0.1 for as long as its probe runs, to prove the child cannot reach it.
+            descriptors = [link for p in (client.process.pid, pid) for link in open_descriptors(p)]
             client.stop(pid)
             assert client.wait(pid, 60) == STOPPED
         finally:
