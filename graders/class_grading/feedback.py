@@ -31,7 +31,7 @@ from pathlib import Path
 
 from graders.reporting import output_files, root_cause
 from graders.reporting.escape import markdown, markdown_block, markdown_code, markdown_text, visible
-from graders.reporting.results import GradedTest, read
+from graders.reporting.results import Grade, GradedTest, read
 from graders.uploads import intake
 
 from . import feedback_page, records
@@ -59,14 +59,13 @@ def gather(student: str, results: dict, standing: Standing | None = None) -> Fee
         [intake.for_student(problem) for problem in refused] + said,
         [(part, got, most) for part, (got, most) in grade.parts.items()],
         grade.bonus if grade.has_bonus else None,
-        failures(results),
+        failures(grade),
     )
 
 
-def failures(results: dict) -> list[Failure]:
+def failures(grade: Grade) -> list[Failure]:
     """The failed tests in the grader's root-cause groups, or, in a grade without them, grouped
     by message in the order they ran."""
-    grade = read(results)
     failed = {test.name: test for test in grade.tests if not test.passed and not test.bonus}
     kept = [group for group in root_cause.read(grade.extra) if any(name in failed for name in group.tests)]
     if kept:
