@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,7 +59,7 @@ def run(level: str, programs: list[list]) -> tuple[list[Outcome], list[int]]:
     (package / "__init__.py").write_text("")
     (package / "engine.py").write_text(ENGINE)
     settled: list[int] = []
-    names, parts = ["a"] * len(programs), ["p"] * len(programs)
+    names, parts = [f"test {i}" for i in range(len(programs))], ["p"] * len(programs)  # a slow one skips no other
     try:
         if level == "local":
             seal(workdir, None)
@@ -80,11 +82,33 @@ def test_a_measured_program_is_charged_its_forked_worker_and_its_threads(level: 
     imports = ["imports", {"module": "engine"}]
     outcomes, settled = run(level, [[["imports", {"module": "checkpoint"}]], [MEASURED, imports], [imports]])
     before, measured, after = outcomes
-    assert measured.out == ["imports"] and measured.error is None
+    assert (measured.out, measured.error) == (["imports"], None)
     assert measured.cpu is not None and HIDDEN - 0.05 <= measured.cpu < HIDDEN + 1.5
     assert before.cpu is None and after.cpu is None  # unmeasured programs carry no count
     assert after.out == ["imports"]
     assert settled == [0, 2, 1]  # the measured program last, in a child of its own: the others share one
+
+
+def test_a_child_s_share_of_a_core_counts_the_workers_it_reaped() -> None:
+    """At a deadline, a child whose share of a core looks tiny is taken for asleep and run again;
+    one that did its work in a worker it forked and reaped was busy the whole time."""
+    worker = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    t = time.process_time() + 0.5\n"
+        "    while time.process_time() < t: pass\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "print('reaped', flush=True)\n"
+        "time.sleep(30)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", worker], stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert child.stdout.readline() == b"reaped\n"
+        assert sandbox.cpu_seconds(None, child.pid) >= 0.45
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_a_child_is_sent_no_program_past_its_segment_and_an_answer_to_one_is_garbage() -> None:

@@ -388,7 +388,9 @@ def _read_bounded(
 
 
 def cpu_seconds(identity: Identity | None, session: int) -> float:
-    """CPU time used so far by the grading's uid (or, at the local level, the child's session)."""
+    """CPU time used so far by the grading's uid (or, at the local level, the child's session),
+    with what each process has reaped from its own children: an engine that does its work in a
+    worker it forks and waits for is busy, not asleep, however little its own clock shows."""
     ticks = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -400,7 +402,7 @@ def cpu_seconds(identity: Identity | None, session: int) -> float:
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
         if identity or int(fields[3]) == session:
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+            ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime, stime, cutime, cstime
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
