@@ -8,14 +8,16 @@ submission 0, and a graded student missing from the roster must be kept and repo
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
 from course.submissions import expected_scores, materialize
-from graders.class_grading.gradebook import ASSIGNMENT
+from graders.class_grading.gradebook import ASSIGNMENT, Writer, with_scripts_on_path
 from graders.course_facts.parts import POINTS
 
 from grading import ROOT, bonus_score, grade, part_scores
@@ -175,3 +177,19 @@ def test_a_store_again_rewrites_only_the_grades_that_changed(
 def submission_ids(url: str) -> dict[str, str]:
     with Gradebook(url) as gradebook:
         return {s.student_id: s.id for s in gradebook.find_assignment(ASSIGNMENT).submissions}
+
+
+def test_a_new_gradebook_is_stamped_with_the_revision_nbgrader_itself_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kit reads the head of nbgrader's migrations in process; nbgrader's own way (an
+    `alembic heads` subprocess) must find the same, or `nbgrader db upgrade` would later
+    migrate a gradebook from the wrong revision."""
+    import nbgrader.api
+
+    writer = Writer(f"sqlite:///{tmp_path / 'gradebook.db'}", None)
+    assert writer.close() == []
+    with sqlite3.connect(tmp_path / "gradebook.db") as db:
+        stamped = db.execute("SELECT version_num FROM alembic_version").fetchall()
+    monkeypatch.setenv("PATH", with_scripts_on_path(os.environ)["PATH"])
+    assert stamped == [(nbgrader.api.get_alembic_version(),)]
