@@ -104,8 +104,8 @@ class Writer:
     """nbgrader's gradebook at `url` (any SQLAlchemy URL, `sqlite:///path/gradebook.db` by
     default), written one student at a time as the class's grades arrive.
 
-    Opening a new gradebook costs seconds (nbgrader imports Jupyter's stack and stamps the
-    database with an `alembic` run) and each student's records about 50 ms (0.2 s on a
+    Opening a new gradebook costs about a second (nbgrader imports Jupyter's stack, and the
+    database is stamped with its migrations' head) and each student's records about 50 ms (0.2 s on a
     gradebook that holds a class); done while the gradings run, that work no longer waits for
     the last grade, and records already as they would be written are left alone. Every call runs on one
     thread of its own, because nbgrader's session belongs to the thread that opened it.
@@ -324,9 +324,10 @@ def _make_sqlite_folder(url: str) -> None:
 
 
 def with_scripts_on_path(environ: Mapping[str, str]) -> dict[str, str]:
-    """`environ` with this Python's scripts folder first on PATH. nbgrader stamps a new
-    database by running the `alembic` command it finds on PATH, which is missing when the
-    kit runs as `.venv/bin/python` without an activated venv; its CLI needs the same."""
+    """`environ` with this Python's scripts folder first on PATH, for running nbgrader's own
+    commands (the tests and the benchmarks do): they, and the `alembic` command nbgrader's
+    Gradebook runs to stamp a new database outside this kit, are found there, which they are
+    not when the kit runs as `.venv/bin/python` without an activated venv."""
     return {**environ, "PATH": os.pathsep.join([sysconfig.get_path("scripts"), environ.get("PATH", "")])}
 
 
