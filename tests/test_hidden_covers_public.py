@@ -45,12 +45,12 @@ def hidden_misses(submission: Path, caught: list[str], files: list[str], seed: i
     extensions, in a bonus test of a part that grades a changed file. One grading of every part
     concerned, as a student's is: a hang is then paid for once, not once a part."""
     extensions = grading.registry.EXTENSIONS.name
-    graded = {part for part in caught if part != extensions}
-    if extensions in caught:
-        graded |= {p for file in files for p in grading.hidden_parts(file)}
+    extended = {p for file in files for p in grading.hidden_parts(file)} if extensions in caught else set()
+    graded = {part for part in caught if part != extensions} | extended
     run = grading.hidden_run(submission, ",".join(sorted(graded)), seed, cache)
-    failed_parts = {name.split(":")[0] for name in run.failed}  # a test's name starts with its part
-    bonus_failed = bool(set(run.failed) & set(run.bonus))
+    part_of = {name: name.split(":")[0] for name in run.failed}  # a test's name starts with its part
+    failed_parts = set(part_of.values())
+    bonus_failed = any(part_of[name] in extended for name in set(run.failed) & set(run.bonus))
     return [part for part in caught if not (bonus_failed if part == extensions else part in failed_parts)]
 
 
