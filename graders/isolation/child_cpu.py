@@ -13,13 +13,9 @@ from the moment it starts the child:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
-from . import cgroup, identity, sandbox
-
-TICKS = os.sysconf("SC_CLK_TCK")
+from . import cgroup, identity, processes, sandbox
 
 
 def counter(isolation: sandbox.Isolation) -> Callable[[], float]:
@@ -33,40 +29,23 @@ def counter(isolation: sandbox.Isolation) -> Callable[[], float]:
         before = _started(identity.processes(runs_as.uid))
         return lambda: _seconds(set(_started(identity.processes(runs_as.uid))) - set(before))
     running = set(sandbox.RUNNING)  # the children of this process that run now; the new one is not among them
-    return lambda: _seconds(_started(_in_sessions(set(sandbox.RUNNING) - running)))
+    return lambda: _seconds(_started(processes.in_sessions(set(sandbox.RUNNING) - running)))
 
 
 def _started(pids: Iterable[int]) -> list[tuple[int, int]]:
     """(pid, start time) of each process: a pid reused by a new process is a new process."""
     found = []
     for pid in pids:
-        if (fields := _stat(pid)) is not None:
+        if (fields := processes.stat_fields(pid)) is not None:
             found.append((pid, int(fields[19])))
     return found
 
 
-def _seconds(processes: Iterable[tuple[int, int]]) -> float:
-    """The CPU of the processes, each with what it has reaped from its own children."""
+def _seconds(found: Iterable[tuple[int, int]]) -> float:
+    """The CPU of the processes `_started` found, each with what it has reaped from its own children."""
     ticks = 0
-    for pid, started in processes:
-        fields = _stat(pid)
+    for pid, started in found:
+        fields = processes.stat_fields(pid)
         if fields is not None and int(fields[19]) == started:
-            ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime, stime, cutime, cstime
-    return ticks / TICKS
-
-
-def _in_sessions(sessions: set[int]) -> list[int]:
-    """The processes of the given sessions."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and (fields := _stat(int(entry.name))) is not None and int(fields[3]) in sessions:
-            found.append(int(entry.name))
-    return found
-
-
-def _stat(pid: int) -> list[str] | None:
-    """/proc/PID/stat's fields after the name (state first), or None when the process is gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return None
+            ticks += processes.cpu_ticks(fields)
+    return ticks / processes.CLOCK_TICKS

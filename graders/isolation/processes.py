@@ -1,4 +1,5 @@
-"""Kill a set of processes that may still be forking while we kill them, and reap what dies."""
+"""Processes read from /proc: kill a set that may still be forking while we kill them, reap
+what dies, and count the CPU a set has used."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # the unit of /proc/PID/stat's CPU times
 
 
 @functools.cache
@@ -43,11 +45,32 @@ def kill_until_gone(find: Callable[[], list[int]], rounds: int = 50) -> None:
 
 def alive(pid: int) -> bool:
     """Whether `pid` exists and is not a zombie."""
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat's fields after the name (state first), or None when the process is gone.
+    The name, in parentheses, may hold spaces and parentheses: the fields follow the last ")"."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # the name, in parentheses, may hold spaces
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+def cpu_ticks(fields: list[str]) -> int:
+    """A process's CPU in clock ticks (stat_fields), with what it has reaped from its own
+    children: one that does its work in a worker it forks and waits for is charged that work."""
+    return sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime, stime, cutime, cstime
+
+
+def in_sessions(sessions: set[int]) -> list[int]:
+    """The processes of the given sessions."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (fields := stat_fields(int(entry.name))) is not None and int(fields[3]) in sessions:
+            found.append(int(entry.name))
+    return found
 
 
 def _reap(pid: int) -> bool:

@@ -31,7 +31,8 @@ from pathlib import Path
 
 from . import child_numpy, child_python, namespaces
 from .identity import Identity, kill_processes
-from .processes import adopt_orphans
+from .identity import processes as identity_processes
+from .processes import CLOCK_TICKS, adopt_orphans, cpu_ticks, in_sessions, stat_fields
 
 LEVELS = ("bwrap", "user", "local")
 ADDR_NO_RANDOMIZE = 0x0040000  # personality(2) flag
@@ -389,21 +390,10 @@ def _read_bounded(
 
 def cpu_seconds(identity: Identity | None, session: int) -> float:
     """CPU time used so far by the grading's uid (or, at the local level, the child's session),
-    with what each process has reaped from its own children: an engine that does its work in a
+    each process with what it has reaped (processes.cpu_ticks): an engine that works in a
     worker it forks and waits for is busy, not asleep, however little its own clock shows."""
-    ticks = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if identity and entry.stat().st_uid != identity.uid:
-                continue
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError, PermissionError):
-            continue
-        if identity or int(fields[3]) == session:
-            ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime, stime, cutime, cstime
-    return ticks / os.sysconf("SC_CLK_TCK")
+    pids = identity_processes(identity.uid) if identity else in_sessions({session})
+    return sum(cpu_ticks(fields) for pid in pids if (fields := stat_fields(pid)) is not None) / CLOCK_TICKS
 
 
 def restore_priority(isolation: Isolation) -> None:
